@@ -1,0 +1,30 @@
+# Two entry points do all set-up on a fresh machine:
+#   make serve   builds and runs `recalld serve` on the embedded default (./data, offline embedder)
+#   make test    runs vet and the whole test suite with the race detector
+GO ?= go
+
+.PHONY: setup serve test bench build
+
+# setup installs what a fresh Debian machine lacks: sqlite-vec's cgo build
+# includes sqlite3.h, which comes with libsqlite3-dev.
+setup:
+	@if [ ! -f /usr/include/sqlite3.h ]; then \
+		echo "installing libsqlite3-dev"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libsqlite3-dev; \
+	fi
+	$(GO) mod download
+
+build: setup
+	$(GO) build -o recalld ./cmd/recalld
+
+serve: build
+	./recalld serve
+
+test: setup
+	test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"
+	$(GO) vet ./...
+	$(GO) test -race -timeout 15m ./...
+
+bench: setup
+	$(GO) test -run '^$$' -bench . -benchmem ./...

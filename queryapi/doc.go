@@ -1,0 +1,6 @@
+// Package queryapi exposes the four user-bound query tools (messages_list,
+// lexical_search, semantic_search, neighbors) over storage as plain Go
+// methods. A Tools value is bound to one user when it is made; no parameter
+// of any tool names a user, so neither a caller nor a model can choose one.
+// It validates every input and returns ErrInvalidQuery for bad ones.
+package queryapi

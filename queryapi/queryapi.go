@@ -1,0 +1,291 @@
+package queryapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recalld/recalld/storage"
+)
+
+// Limits of the tools' parameters.
+const (
+	MaxPageSize     = 200
+	DefaultPageSize = 20
+	MaxTopK         = 100
+	DefaultTopK     = 10
+	MaxNeighbors    = 50
+	DefaultNeighbor = 5
+	MaxQueryRunes   = 2000
+)
+
+// Errors callers branch on.
+var (
+	ErrInvalidQuery = errors.New("queryapi: invalid query")
+	ErrNotFound     = storage.ErrNotFound
+)
+
+// Filter narrows a search to part of the user's messages. Times are RFC 3339;
+// since is inclusive, until exclusive.
+type Filter struct {
+	Role           string `json:"role,omitempty" jsonschema:"enum=user,enum=assistant,enum=system,enum=tool,description=only messages of this role"`
+	Since          string `json:"since,omitempty" jsonschema:"format=date-time,description=only messages at or after this time (RFC 3339)"`
+	Until          string `json:"until,omitempty" jsonschema:"format=date-time,description=only messages before this time (RFC 3339)"`
+	ConversationID string `json:"conversation_id,omitempty" jsonschema:"description=only messages of this conversation"`
+	GroupID        string `json:"group_id,omitempty" jsonschema:"description=only messages of this group chat"`
+}
+
+// ListParams are the parameters of messages_list.
+type ListParams struct {
+	Since          string `json:"since,omitempty" jsonschema:"format=date-time,description=list messages at or after this time (RFC 3339)"`
+	Until          string `json:"until,omitempty" jsonschema:"format=date-time,description=list messages before this time (RFC 3339)"`
+	Role           string `json:"role,omitempty" jsonschema:"enum=user,enum=assistant,enum=system,enum=tool"`
+	ConversationID string `json:"conversation_id,omitempty"`
+	PageSize       int    `json:"page_size,omitempty" jsonschema:"minimum=1,maximum=200,description=messages per page (default 20)"`
+	Cursor         string `json:"cursor,omitempty" jsonschema:"description=next_cursor of the previous page"`
+}
+
+// LexicalParams are the parameters of lexical_search.
+type LexicalParams struct {
+	QueryText string `json:"query_text" jsonschema:"required,description=words and \"quoted phrases\"; all words must occur unless match is any"`
+	Match     string `json:"match,omitempty" jsonschema:"enum=all,enum=any,description=all (default): every word must occur; any: rank by any word"`
+	Filter    Filter `json:"filter,omitempty"`
+	PageSize  int    `json:"page_size,omitempty" jsonschema:"minimum=1,maximum=200,description=hits per page (default 20)"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"description=next_cursor of the previous page"`
+}
+
+// SemanticParams are the parameters of semantic_search.
+type SemanticParams struct {
+	QueryText      string    `json:"query_text,omitempty" jsonschema:"description=text whose meaning to search for"`
+	QueryEmbedding []float32 `json:"query_embedding,omitempty" jsonschema:"description=a ready vector of the store's dimension, instead of query_text"`
+	Filter         Filter    `json:"filter,omitempty"`
+	TopK           int       `json:"top_k,omitempty" jsonschema:"minimum=1,maximum=100,description=how many hits (default 10)"`
+	MinScore       float64   `json:"min_score,omitempty" jsonschema:"minimum=-1,maximum=1,description=cosine similarity floor"`
+}
+
+// NeighborsParams are the parameters of neighbors.
+type NeighborsParams struct {
+	MessageID string `json:"message_id" jsonschema:"required,description=the message whose surroundings to fetch"`
+	Before    int    `json:"before,omitempty" jsonschema:"minimum=0,maximum=50,description=messages before it (default 5)"`
+	After     int    `json:"after,omitempty" jsonschema:"minimum=0,maximum=50,description=messages after it (default 5)"`
+}
+
+// Service makes user-bound Tools over a store.
+type Service struct {
+	store *storage.Store
+}
+
+// New returns a Service over store.
+func New(store *storage.Store) *Service { return &Service{store: store} }
+
+// Bind returns the tools bound to user. The user comes from the trusted
+// request context; it is never a tool parameter.
+func (s *Service) Bind(user string) (*Tools, error) {
+	if strings.TrimSpace(user) == "" {
+		return nil, fmt.Errorf("%w: empty user", ErrInvalidQuery)
+	}
+	return &Tools{store: s.store, user: user}, nil
+}
+
+// Tools are the four query tools bound to one user.
+type Tools struct {
+	store *storage.Store
+	user  string
+}
+
+// User returns the user the tools are bound to.
+func (t *Tools) User() string { return t.user }
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalidQuery, fmt.Sprintf(format, args...))
+}
+
+func parseTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, invalid("%s: %q is not an RFC 3339 time", name, v)
+	}
+	return t, nil
+}
+
+func (f Filter) storage() (storage.Filter, error) {
+	var out storage.Filter
+	if f.Role != "" && !storage.ValidRole(f.Role) {
+		return out, invalid("filter.role: unknown role %q", f.Role)
+	}
+	since, err := parseTime("filter.since", f.Since)
+	if err != nil {
+		return out, err
+	}
+	until, err := parseTime("filter.until", f.Until)
+	if err != nil {
+		return out, err
+	}
+	if !since.IsZero() && !until.IsZero() && !since.Before(until) {
+		return out, invalid("filter: since must be before until")
+	}
+	return storage.Filter{Role: f.Role, Since: since, Until: until, ConversationID: f.ConversationID, GroupID: f.GroupID}, nil
+}
+
+func pageSize(n int) (int, error) {
+	switch {
+	case n == 0:
+		return DefaultPageSize, nil
+	case n < 0 || n > MaxPageSize:
+		return 0, invalid("page_size must be between 1 and %d", MaxPageSize)
+	}
+	return n, nil
+}
+
+func checkText(name, s string) error {
+	if !utf8.ValidString(s) {
+		return invalid("%s is not valid UTF-8", name)
+	}
+	if utf8.RuneCountInString(s) > MaxQueryRunes {
+		return invalid("%s is longer than %d characters", name, MaxQueryRunes)
+	}
+	return nil
+}
+
+// mapErr turns storage's argument errors into ErrInvalidQuery.
+func mapErr(err error) error {
+	if errors.Is(err, storage.ErrInvalid) {
+		return fmt.Errorf("%w: %s", ErrInvalidQuery, strings.TrimPrefix(err.Error(), storage.ErrInvalid.Error()+": "))
+	}
+	return err
+}
+
+// MessagesList lists the user's messages in time order.
+func (t *Tools) MessagesList(ctx context.Context, p ListParams) (Page, error) {
+	f, err := Filter{Role: p.Role, Since: p.Since, Until: p.Until, ConversationID: p.ConversationID}.storage()
+	if err != nil {
+		return Page{}, err
+	}
+	size, err := pageSize(p.PageSize)
+	if err != nil {
+		return Page{}, err
+	}
+	msgs, next, err := t.store.List(ctx, t.user, f, size, p.Cursor)
+	if err != nil {
+		return Page{}, mapErr(err)
+	}
+	n, err := t.store.Count(ctx, t.user, f)
+	if err != nil {
+		return Page{}, err
+	}
+	page := Page{Hits: make([]Evidence, 0, len(msgs)), NextCursor: next, Considered: n}
+	for _, m := range msgs {
+		page.Hits = append(page.Hits, evidenceOf(m, 0))
+	}
+	return page, nil
+}
+
+// LexicalSearch ranks the user's messages by BM25 for the query's words and phrases.
+func (t *Tools) LexicalSearch(ctx context.Context, p LexicalParams) (Page, error) {
+	if strings.TrimSpace(p.QueryText) == "" {
+		return Page{}, invalid("query_text is required")
+	}
+	if err := checkText("query_text", p.QueryText); err != nil {
+		return Page{}, err
+	}
+	if p.Match != "" && p.Match != "all" && p.Match != "any" {
+		return Page{}, invalid("match must be all or any")
+	}
+	f, err := p.Filter.storage()
+	if err != nil {
+		return Page{}, err
+	}
+	size, err := pageSize(p.PageSize)
+	if err != nil {
+		return Page{}, err
+	}
+	hits, next, err := t.store.LexicalSearch(ctx, t.user, storage.LexicalQuery{
+		Text: p.QueryText, Any: p.Match == "any", Filter: f, Size: size, Cursor: p.Cursor,
+	})
+	if err != nil {
+		return Page{}, mapErr(err)
+	}
+	n, err := t.store.Count(ctx, t.user, f)
+	if err != nil {
+		return Page{}, err
+	}
+	page := Page{Hits: make([]Evidence, 0, len(hits)), NextCursor: next, Considered: n}
+	for _, h := range hits {
+		page.Hits = append(page.Hits, evidenceOf(h.Message, h.Score))
+	}
+	return page, nil
+}
+
+// SemanticSearch finds the user's messages closest in meaning to the query.
+func (t *Tools) SemanticSearch(ctx context.Context, p SemanticParams) (Page, error) {
+	hasText := strings.TrimSpace(p.QueryText) != ""
+	if hasText == (len(p.QueryEmbedding) > 0) {
+		return Page{}, invalid("give exactly one of query_text and query_embedding")
+	}
+	if err := checkText("query_text", p.QueryText); err != nil {
+		return Page{}, err
+	}
+	f, err := p.Filter.storage()
+	if err != nil {
+		return Page{}, err
+	}
+	k := p.TopK
+	switch {
+	case k == 0:
+		k = DefaultTopK
+	case k < 0 || k > MaxTopK:
+		return Page{}, invalid("top_k must be between 1 and %d", MaxTopK)
+	}
+	if p.MinScore < -1 || p.MinScore > 1 {
+		return Page{}, invalid("min_score must be between -1 and 1")
+	}
+	hits, err := t.store.SemanticSearch(ctx, t.user, storage.SemanticQuery{
+		Text: p.QueryText, Vector: p.QueryEmbedding, Filter: f, TopK: k, MinScore: p.MinScore,
+	})
+	if err != nil {
+		return Page{}, mapErr(err)
+	}
+	n, err := t.store.Count(ctx, t.user, f)
+	if err != nil {
+		return Page{}, err
+	}
+	page := Page{Hits: make([]Evidence, 0, len(hits)), Considered: n}
+	for _, h := range hits {
+		page.Hits = append(page.Hits, evidenceOf(h.Message, h.Score))
+	}
+	return page, nil
+}
+
+// Neighbors returns a message of the user with the messages around it. A
+// message of another user is ErrNotFound, exactly like a missing one.
+func (t *Tools) Neighbors(ctx context.Context, p NeighborsParams) (NeighborsResult, error) {
+	if strings.TrimSpace(p.MessageID) == "" {
+		return NeighborsResult{}, invalid("message_id is required")
+	}
+	if p.Before < 0 || p.Before > MaxNeighbors || p.After < 0 || p.After > MaxNeighbors {
+		return NeighborsResult{}, invalid("before and after must be between 0 and %d", MaxNeighbors)
+	}
+	anchor, prev, next, err := t.store.Neighbors(ctx, t.user, p.MessageID, p.Before, p.After)
+	if err != nil {
+		return NeighborsResult{}, mapErr(err)
+	}
+	out := NeighborsResult{
+		Anchor:     evidenceOf(anchor, 0),
+		Before:     make([]Evidence, 0, len(prev)),
+		After:      make([]Evidence, 0, len(next)),
+		Considered: 1 + len(prev) + len(next),
+	}
+	for _, m := range prev {
+		out.Before = append(out.Before, evidenceOf(m, 0))
+	}
+	for _, m := range next {
+		out.After = append(out.After, evidenceOf(m, 0))
+	}
+	return out, nil
+}

@@ -1,0 +1,501 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
+	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/mapping"
+	bindex "github.com/blevesearch/bleve_index_api"
+)
+
+// Bleve field names.
+const (
+	fUser    = "user_id"
+	fRole    = "role"
+	fConv    = "conversation_id"
+	fGroup   = "group_id"
+	fCreated = "created_ms"
+	fTextCJK = "text_cjk" // CJK bigrams plus unigrams; Latin words unstemmed
+	fTextEN  = "text_en"  // English, stemmed, stop words removed
+	fCtxCJK  = "ctx_cjk"  // the message with the previous turn of its conversation
+	fCtxEN   = "ctx_en"
+)
+
+const cjkAnalyzer = "cjk_uni"
+
+// fieldAnalyzer names each text field's analyzer. Queries set it explicitly:
+// Bleve resolves a query's analyzer by document path, and a field mapped
+// under another path's name ("text" → "text_en") falls back to the default.
+var fieldAnalyzer = map[string]string{
+	fTextCJK: cjkAnalyzer, fTextEN: en.AnalyzerName,
+	fCtxCJK: cjkAnalyzer, fCtxEN: en.AnalyzerName,
+}
+
+func indexMapping() (*mapping.IndexMappingImpl, error) {
+	im := bleve.NewIndexMapping()
+	im.ScoringModel = bindex.BM25Scoring
+	if err := im.AddCustomTokenFilter("cjk_bigram_uni", map[string]any{
+		"type":           cjk.BigramName,
+		"output_unigram": true,
+	}); err != nil {
+		return nil, err
+	}
+	if err := im.AddCustomAnalyzer(cjkAnalyzer, map[string]any{
+		"type":          custom.Name,
+		"tokenizer":     unicode.Name,
+		"token_filters": []string{cjk.WidthName, lowercase.Name, "cjk_bigram_uni"},
+	}); err != nil {
+		return nil, err
+	}
+	kw := func(name string) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Name = name
+		f.Analyzer = keyword.Name
+		f.Store = false
+		f.IncludeInAll = false
+		f.DocValues = false
+		return f
+	}
+	text := func(name, analyzer string) *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Name = name
+		f.Analyzer = analyzer
+		f.Store = false
+		f.IncludeInAll = false
+		f.IncludeTermVectors = true // phrase queries need positions
+		f.DocValues = false
+		return f
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fUser, kw(fUser))
+	doc.AddFieldMappingsAt(fRole, kw(fRole))
+	doc.AddFieldMappingsAt(fConv, kw(fConv))
+	doc.AddFieldMappingsAt(fGroup, kw(fGroup))
+	created := bleve.NewNumericFieldMapping()
+	created.Store = false
+	created.IncludeInAll = false
+	doc.AddFieldMappingsAt(fCreated, created)
+	doc.AddFieldMappingsAt("text", text(fTextCJK, cjkAnalyzer), text(fTextEN, en.AnalyzerName))
+	doc.AddFieldMappingsAt("ctx", text(fCtxCJK, cjkAnalyzer), text(fCtxEN, en.AnalyzerName))
+	im.DefaultMapping = doc
+	im.DefaultAnalyzer = cjkAnalyzer
+	return im, nil
+}
+
+func openIndex(path string) (bleve.Index, error) {
+	idx, err := bleve.Open(path)
+	if err == nil {
+		return idx, nil
+	}
+	if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		return nil, fmt.Errorf("storage: open lexical index: %w", err)
+	}
+	im, err := indexMapping()
+	if err != nil {
+		return nil, fmt.Errorf("storage: lexical mapping: %w", err)
+	}
+	idx, err = bleve.New(path, im)
+	if err != nil {
+		return nil, fmt.Errorf("storage: create lexical index: %w", err)
+	}
+	return idx, nil
+}
+
+// embedText is what the embedder and the lexical index see of a message: the
+// speaker's name belongs with the words, since questions name people.
+func embedText(sender, content string) string {
+	if sender == "" {
+		return content
+	}
+	return sender + ": " + content
+}
+
+func (s *Store) kick() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Store) runIndexer() {
+	defer close(s.done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	backoff := time.Second
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		n, err := s.indexOnce(ctx)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return
+		case err != nil:
+			s.log.Error("index outbox", "err", err, "retry_in", backoff)
+			select {
+			case <-s.stop:
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(backoff*2, time.Minute)
+			continue
+		}
+		backoff = time.Second
+		if n > 0 {
+			select {
+			case <-s.stop:
+				return
+			default:
+			}
+			continue
+		}
+		select {
+		case <-s.stop:
+			return
+		case <-s.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// Drain indexes until the outbox is empty or ctx ends. progress, if not nil,
+// is called with the number of entries indexed so far and the number left.
+func (s *Store) Drain(ctx context.Context, progress func(done, left int)) error {
+	done := 0
+	for {
+		n, err := s.indexOnce(ctx)
+		if err != nil {
+			return err
+		}
+		done += n
+		if progress != nil {
+			var left int
+			if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM outbox`).Scan(&left); err != nil {
+				return fmt.Errorf("storage: drain: %w", err)
+			}
+			progress(done, left)
+		}
+		if n == 0 {
+			return nil
+		}
+	}
+}
+
+type outboxEntry struct {
+	seq    int64
+	op     string
+	user   string
+	msgSeq int64
+}
+
+type pendingDoc struct {
+	seq         int64
+	user        string
+	role        string
+	conv, group string
+	createdMS   int64
+	text        string
+	vec         []float32
+	terms       []uint64
+}
+
+// indexOnce takes one batch from the outbox, writes it to Bleve (which
+// persists before Batch returns) and then, in one SQLite transaction, writes
+// the vectors and statistics and removes the entries. A crash in between
+// repeats the batch; every step is idempotent.
+func (s *Store) indexOnce(ctx context.Context) (int, error) {
+	s.idxMu.Lock()
+	defer s.idxMu.Unlock()
+	entries, err := s.readOutbox(ctx)
+	if err != nil || len(entries) == 0 {
+		return 0, err
+	}
+	docs, err := s.loadDocs(ctx, entries)
+	if err != nil {
+		return 0, err
+	}
+	if s.vecOK && len(docs) > 0 {
+		texts := make([]string, len(docs))
+		for i, d := range docs {
+			texts[i] = d.text
+		}
+		vecs, err := s.emb.Embed(ctx, texts)
+		if err != nil {
+			return 0, fmt.Errorf("storage: embed batch: %w", err)
+		}
+		if len(vecs) != len(docs) {
+			return 0, fmt.Errorf("storage: embedder returned %d vectors for %d texts", len(vecs), len(docs))
+		}
+		for i := range docs {
+			if len(vecs[i]) != s.emb.Dim() {
+				return 0, fmt.Errorf("storage: embedder returned dim %d, want %d", len(vecs[i]), s.emb.Dim())
+			}
+			docs[i].vec = vecs[i]
+			if s.tw != nil {
+				docs[i].terms = s.tw.Terms(docs[i].text)
+			}
+		}
+	}
+	if err := s.writeLexical(ctx, entries, docs); err != nil {
+		return 0, err
+	}
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		for _, d := range docs {
+			if err := s.indexVector(ctx, tx, d); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM outbox WHERE seq <= ?`, entries[len(entries)-1].seq)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("storage: index batch: %w", err)
+	}
+	return len(entries), nil
+}
+
+func (s *Store) readOutbox(ctx context.Context) ([]outboxEntry, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, op, user_id, msg_seq FROM outbox ORDER BY seq LIMIT ?`, s.cfg.IndexBatch)
+	if err != nil {
+		return nil, fmt.Errorf("storage: read outbox: %w", err)
+	}
+	defer rows.Close()
+	var out []outboxEntry
+	for rows.Next() {
+		var e outboxEntry
+		if err := rows.Scan(&e.seq, &e.op, &e.user, &e.msgSeq); err != nil {
+			return nil, fmt.Errorf("storage: read outbox: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// loadDocs reads the messages the index entries point at, with the previous
+// turn of each conversation for the contextual fields. Deleted ones are skipped.
+func (s *Store) loadDocs(ctx context.Context, entries []outboxEntry) ([]pendingDoc, error) {
+	var docs []pendingDoc
+	for _, e := range entries {
+		if e.op != "index" {
+			continue
+		}
+		var (
+			d               pendingDoc
+			sender, content string
+		)
+		err := s.r.QueryRowContext(ctx, `SELECT seq, user_id, role, conversation_id, group_id, created_ms, sender_name, content
+			FROM messages WHERE seq = ? AND user_id = ?`, e.msgSeq, e.user).
+			Scan(&d.seq, &d.user, &d.role, &d.conv, &d.group, &d.createdMS, &sender, &content)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("storage: load message %d: %w", e.msgSeq, err)
+		}
+		d.text = embedText(sender, content)
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+func (s *Store) previousTurn(ctx context.Context, d pendingDoc) (string, error) {
+	var sender, content string
+	err := s.r.QueryRowContext(ctx, `SELECT sender_name, content FROM messages
+		WHERE user_id = ? AND conversation_id = ? AND (created_ms, seq) < (?, ?)
+		ORDER BY created_ms DESC, seq DESC LIMIT 1`, d.user, d.conv, d.createdMS, d.seq).Scan(&sender, &content)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("storage: previous turn of %d: %w", d.seq, err)
+	}
+	return embedText(sender, content), nil
+}
+
+func (s *Store) writeLexical(ctx context.Context, entries []outboxEntry, docs []pendingDoc) error {
+	b := s.index.NewBatch()
+	byseq := make(map[int64]*pendingDoc, len(docs))
+	for i := range docs {
+		byseq[docs[i].seq] = &docs[i]
+	}
+	for _, e := range entries {
+		switch e.op {
+		case "index":
+			d, ok := byseq[e.msgSeq]
+			if !ok {
+				continue
+			}
+			prev, err := s.previousTurn(ctx, *d)
+			if err != nil {
+				return err
+			}
+			ctxText := d.text
+			if prev != "" {
+				ctxText = prev + "\n" + d.text
+			}
+			if err := b.Index(strconv.FormatInt(d.seq, 10), map[string]any{
+				fUser: d.user, fRole: d.role, fConv: d.conv, fGroup: d.group,
+				fCreated: float64(d.createdMS), "text": d.text, "ctx": ctxText,
+			}); err != nil {
+				return fmt.Errorf("storage: lexical doc %d: %w", d.seq, err)
+			}
+		case "delete":
+			b.Delete(strconv.FormatInt(e.msgSeq, 10))
+		case "delete_user":
+			// Apply what is batched so far, then remove the user's documents page by page.
+			if err := s.index.Batch(b); err != nil {
+				return fmt.Errorf("storage: lexical batch: %w", err)
+			}
+			b.Reset()
+			if err := s.deleteLexicalUser(ctx, e.user); err != nil {
+				return err
+			}
+		default:
+			s.log.Warn("unknown outbox op", "op", e.op, "seq", e.seq)
+		}
+	}
+	if b.Size() == 0 {
+		return nil
+	}
+	if err := s.index.Batch(b); err != nil {
+		return fmt.Errorf("storage: lexical batch: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) deleteLexicalUser(ctx context.Context, user string) error {
+	for {
+		q := bleve.NewTermQuery(user)
+		q.SetField(fUser)
+		req := bleve.NewSearchRequestOptions(q, 1000, 0, false)
+		res, err := s.index.SearchInContext(ctx, req)
+		if err != nil {
+			return fmt.Errorf("storage: lexical delete user: %w", err)
+		}
+		if len(res.Hits) == 0 {
+			return nil
+		}
+		b := s.index.NewBatch()
+		for _, h := range res.Hits {
+			b.Delete(h.ID)
+		}
+		if err := s.index.Batch(b); err != nil {
+			return fmt.Errorf("storage: lexical delete user: %w", err)
+		}
+	}
+}
+
+// indexVector stores d's vector and term statistics unless the message was
+// deleted meanwhile or is already indexed. It runs inside the writer's tx.
+func (s *Store) indexVector(ctx context.Context, tx *sql.Tx, d pendingDoc) error {
+	var indexed int
+	err := tx.QueryRowContext(ctx, `SELECT indexed FROM messages WHERE seq = ? AND user_id = ?`, d.seq, d.user).Scan(&indexed)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.vec == nil {
+		return nil
+	}
+	blob, err := sqlitevec.SerializeFloat32(d.vec)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO vec_messages (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
+		VALUES (?, ?, ?, ?, ?, ?, ?, vec_bit(?))`, d.seq, d.user, d.role, d.createdMS, d.conv, d.group, blob, s.proj.code(d.vec)); err != nil {
+		return fmt.Errorf("vector %d: %w", d.seq, err)
+	}
+	for _, t := range d.terms {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO term_df (user_id, term, df) VALUES (?, ?, 1)
+			ON CONFLICT (user_id, term) DO UPDATE SET df = df + 1`, d.user, int64(t)); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE messages SET indexed = 1 WHERE seq = ?`, d.seq); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed + 1 WHERE user_id = ?`, d.user)
+	return err
+}
+
+// unindexVector removes a message's vector and its share of the statistics.
+func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq int64, text string) error {
+	if !s.vecOK {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid = ?`, seq); err != nil {
+		return fmt.Errorf("vector %d: %w", seq, err)
+	}
+	if s.tw != nil {
+		for _, t := range s.tw.Terms(text) {
+			if _, err := tx.ExecContext(ctx, `UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term = ?`, user, int64(t)); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM term_df WHERE user_id = ? AND df <= 0`, user); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed - 1 WHERE user_id = ?`, user)
+	return err
+}
+
+// Reindex rebuilds the vector table and the lexical index from the messages
+// with the configured embedder. progress, if not nil, sees (done, left).
+func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) error {
+	s.idxMu.Lock()
+	if err := s.resetVectors(ctx); err != nil {
+		s.idxMu.Unlock()
+		return err
+	}
+	s.vecOK = true
+	// Rebuild the lexical index from scratch.
+	path := s.index.Name()
+	if err := s.index.Close(); err != nil {
+		s.idxMu.Unlock()
+		return fmt.Errorf("storage: close lexical index: %w", err)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		s.idxMu.Unlock()
+		return fmt.Errorf("storage: remove lexical index: %w", err)
+	}
+	idx, err := openIndex(path)
+	if err != nil {
+		s.idxMu.Unlock()
+		return err
+	}
+	s.index = idx
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) SELECT 'index', user_id, seq FROM messages ORDER BY seq`)
+		return err
+	})
+	s.idxMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("storage: reindex: %w", err)
+	}
+	return s.Drain(ctx, progress)
+}

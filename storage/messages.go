@@ -1,0 +1,456 @@
+package storage
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+const msgCols = `seq, id, user_id, conversation_id, group_id, role, sender_id, sender_name, content, created_at, meta`
+
+var (
+	ulidMu      sync.Mutex
+	ulidEntropy = ulid.Monotonic(rand.Reader, 0)
+)
+
+// NewID returns a new ULID for a message that came without an id.
+func NewID(t time.Time) string {
+	ulidMu.Lock()
+	defer ulidMu.Unlock()
+	return ulid.MustNew(ulid.Timestamp(t), ulidEntropy).String()
+}
+
+// Insert stores msgs for user in one transaction. A message whose id exists
+// with the same content is skipped; one with different content fails the
+// whole batch with ErrConflict and nothing is stored. Messages without an id
+// get a ULID, written back into msgs.
+func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (InsertResult, error) {
+	var res InsertResult
+	if user == "" {
+		return res, fmt.Errorf("%w: empty user", ErrInvalid)
+	}
+	now := time.Now()
+	for i := range msgs {
+		m := &msgs[i]
+		if m.UserID != "" && m.UserID != user {
+			return res, fmt.Errorf("%w: message %d belongs to another user", ErrInvalid, i)
+		}
+		if !ValidRole(m.Role) {
+			return res, fmt.Errorf("%w: message %d: unknown role %q", ErrInvalid, i, m.Role)
+		}
+		if m.CreatedAt.IsZero() {
+			return res, fmt.Errorf("%w: message %d: created_at is required", ErrInvalid, i)
+		}
+		if len(m.Meta) > 0 && !json.Valid(m.Meta) {
+			return res, fmt.Errorf("%w: message %d: meta is not JSON", ErrInvalid, i)
+		}
+		m.UserID = user
+		if m.ID == "" {
+			m.ID = NewID(now)
+		}
+	}
+	err := s.update(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages
+			(user_id, id, conversation_id, group_id, role, sender_id, sender_name, content, created_at, created_ms, meta, ingested_ms)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (user_id, id) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		out, err := tx.PrepareContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) VALUES ('index', ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer out.Close()
+		for _, m := range msgs {
+			meta := "{}"
+			if len(m.Meta) > 0 {
+				meta = string(m.Meta)
+			}
+			r, err := ins.ExecContext(ctx, user, m.ID, m.ConversationID, m.GroupID, m.Role, m.SenderID, m.SenderName,
+				m.Content, m.CreatedAt.Format(time.RFC3339Nano), m.CreatedAt.UnixMilli(), meta, now.UnixMilli())
+			if err != nil {
+				return fmt.Errorf("insert %q: %w", m.ID, err)
+			}
+			if n, _ := r.RowsAffected(); n == 0 {
+				var content string
+				if err := tx.QueryRowContext(ctx, `SELECT content FROM messages WHERE user_id = ? AND id = ?`, user, m.ID).Scan(&content); err != nil {
+					return fmt.Errorf("insert %q: %w", m.ID, err)
+				}
+				if content != m.Content {
+					return fmt.Errorf("%w: %q", ErrConflict, m.ID)
+				}
+				res.Duplicate++
+				continue
+			}
+			seq, err := r.LastInsertId()
+			if err != nil {
+				return err
+			}
+			if _, err := out.ExecContext(ctx, user, seq); err != nil {
+				return err
+			}
+			res.Inserted++
+		}
+		if res.Inserted > 0 {
+			_, err = tx.ExecContext(ctx, `INSERT INTO user_stats (user_id, messages) VALUES (?, ?)
+				ON CONFLICT (user_id) DO UPDATE SET messages = messages + excluded.messages`, user, res.Inserted)
+		}
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, ErrConflict) || errors.Is(err, ErrInvalid) {
+			return InsertResult{}, err
+		}
+		return InsertResult{}, fmt.Errorf("storage: insert for %q: %w", user, err)
+	}
+	if res.Inserted > 0 {
+		s.kick()
+	}
+	return res, nil
+}
+
+func scanMessage(sc interface{ Scan(...any) error }) (Message, int64, error) {
+	var (
+		m       Message
+		seq     int64
+		created string
+		meta    string
+	)
+	if err := sc.Scan(&seq, &m.ID, &m.UserID, &m.ConversationID, &m.GroupID, &m.Role, &m.SenderID, &m.SenderName, &m.Content, &created, &meta); err != nil {
+		return m, 0, err
+	}
+	t, err := time.Parse(time.RFC3339Nano, created)
+	if err != nil {
+		return m, 0, fmt.Errorf("storage: message %q: bad created_at: %w", m.ID, err)
+	}
+	m.CreatedAt = t
+	if meta != "" && meta != "{}" {
+		m.Meta = json.RawMessage(meta)
+	}
+	return m, seq, nil
+}
+
+// Get returns one message of user by id.
+func (s *Store) Get(ctx context.Context, user, id string) (Message, error) {
+	m, _, err := s.get(ctx, user, id)
+	return m, err
+}
+
+func (s *Store) get(ctx context.Context, user, id string) (Message, int64, error) {
+	row := s.r.QueryRowContext(ctx, `SELECT `+msgCols+` FROM messages WHERE user_id = ? AND id = ?`, user, id)
+	m, seq, err := scanMessage(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, 0, ErrNotFound
+	}
+	if err != nil {
+		return m, 0, fmt.Errorf("storage: get %q: %w", id, err)
+	}
+	return m, seq, nil
+}
+
+// filterSQL appends the WHERE conditions of f (table alias-free columns).
+func filterSQL(f Filter, where []string, args []any) ([]string, []any) {
+	if f.Role != "" {
+		where = append(where, "role = ?")
+		args = append(args, f.Role)
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "created_ms >= ?")
+		args = append(args, f.Since.UnixMilli())
+	}
+	if !f.Until.IsZero() {
+		where = append(where, "created_ms < ?")
+		args = append(args, f.Until.UnixMilli())
+	}
+	if f.ConversationID != "" {
+		where = append(where, "conversation_id = ?")
+		args = append(args, f.ConversationID)
+	}
+	if f.GroupID != "" {
+		where = append(where, "group_id = ?")
+		args = append(args, f.GroupID)
+	}
+	return where, args
+}
+
+// Count returns how many messages of user match f.
+func (s *Store) Count(ctx context.Context, user string, f Filter) (int, error) {
+	var n int
+	if f == (Filter{}) {
+		err := s.r.QueryRowContext(ctx, `SELECT messages FROM user_stats WHERE user_id = ?`, user).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("storage: count: %w", err)
+		}
+		return n, nil
+	}
+	where, args := filterSQL(f, []string{"user_id = ?"}, []any{user})
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE `+strings.Join(where, " AND "), args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("storage: count: %w", err)
+	}
+	return n, nil
+}
+
+// listCursor is the position after the last message of a page.
+type listCursor struct {
+	ms  int64
+	seq int64
+}
+
+func (c listCursor) encode() string {
+	return base64.RawURLEncoding.EncodeToString([]byte("l1:" + strconv.FormatInt(c.ms, 10) + ":" + strconv.FormatInt(c.seq, 10)))
+}
+
+func decodeListCursor(s string) (listCursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return listCursor{}, fmt.Errorf("%w: bad cursor", ErrInvalid)
+	}
+	parts := strings.Split(string(b), ":")
+	if len(parts) != 3 || parts[0] != "l1" {
+		return listCursor{}, fmt.Errorf("%w: bad cursor", ErrInvalid)
+	}
+	ms, err1 := strconv.ParseInt(parts[1], 10, 64)
+	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
+	if err1 != nil || err2 != nil {
+		return listCursor{}, fmt.Errorf("%w: bad cursor", ErrInvalid)
+	}
+	return listCursor{ms, seq}, nil
+}
+
+// List returns up to size messages of user matching f in time order, after
+// cursor (empty for the first page), and the cursor of the next page ("" at the end).
+func (s *Store) List(ctx context.Context, user string, f Filter, size int, cursor string) ([]Message, string, error) {
+	if size <= 0 {
+		return nil, "", fmt.Errorf("%w: page size must be positive", ErrInvalid)
+	}
+	where, args := filterSQL(f, []string{"user_id = ?"}, []any{user})
+	if cursor != "" {
+		c, err := decodeListCursor(cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		where = append(where, "(created_ms, seq) > (?, ?)")
+		args = append(args, c.ms, c.seq)
+	}
+	args = append(args, size+1)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+msgCols+`, created_ms FROM messages WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY created_ms, seq LIMIT ?`, args...)
+	if err != nil {
+		return nil, "", fmt.Errorf("storage: list: %w", err)
+	}
+	defer rows.Close()
+	var (
+		out  []Message
+		last listCursor
+		more bool
+	)
+	for rows.Next() {
+		if len(out) == size {
+			more = true
+			break
+		}
+		var (
+			m             Message
+			seq, ms       int64
+			created, meta string
+		)
+		if err := rows.Scan(&seq, &m.ID, &m.UserID, &m.ConversationID, &m.GroupID, &m.Role, &m.SenderID, &m.SenderName, &m.Content, &created, &meta, &ms); err != nil {
+			return nil, "", fmt.Errorf("storage: list: %w", err)
+		}
+		if m.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
+			return nil, "", fmt.Errorf("storage: list: %w", err)
+		}
+		if meta != "{}" {
+			m.Meta = json.RawMessage(meta)
+		}
+		out = append(out, m)
+		last = listCursor{ms, seq}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", fmt.Errorf("storage: list: %w", err)
+	}
+	next := ""
+	if more {
+		next = last.encode()
+	}
+	return out, next, nil
+}
+
+// Neighbors returns the message id of user with up to before messages that
+// precede it and after messages that follow it in the same conversation, in
+// time order. A message of another user is ErrNotFound, like a missing one.
+func (s *Store) Neighbors(ctx context.Context, user, id string, before, after int) (anchor Message, prev, next []Message, err error) {
+	row := s.r.QueryRowContext(ctx, `SELECT `+msgCols+`, created_ms FROM messages WHERE user_id = ? AND id = ?`, user, id)
+	var (
+		seq, ms       int64
+		created, meta string
+	)
+	a := &anchor
+	err = row.Scan(&seq, &a.ID, &a.UserID, &a.ConversationID, &a.GroupID, &a.Role, &a.SenderID, &a.SenderName, &a.Content, &created, &meta, &ms)
+	if errors.Is(err, sql.ErrNoRows) {
+		return anchor, nil, nil, ErrNotFound
+	}
+	if err != nil {
+		return anchor, nil, nil, fmt.Errorf("storage: neighbors %q: %w", id, err)
+	}
+	if a.CreatedAt, err = time.Parse(time.RFC3339Nano, created); err != nil {
+		return anchor, nil, nil, fmt.Errorf("storage: neighbors %q: %w", id, err)
+	}
+	if meta != "{}" {
+		a.Meta = json.RawMessage(meta)
+	}
+	if before > 0 {
+		prev, err = s.scanMessages(ctx, `SELECT `+msgCols+` FROM messages WHERE user_id = ? AND conversation_id = ? AND (created_ms, seq) < (?, ?)
+			ORDER BY created_ms DESC, seq DESC LIMIT ?`, user, anchor.ConversationID, ms, seq, before)
+		if err != nil {
+			return anchor, nil, nil, err
+		}
+		for i, j := 0, len(prev)-1; i < j; i, j = i+1, j-1 {
+			prev[i], prev[j] = prev[j], prev[i]
+		}
+	}
+	if after > 0 {
+		next, err = s.scanMessages(ctx, `SELECT `+msgCols+` FROM messages WHERE user_id = ? AND conversation_id = ? AND (created_ms, seq) > (?, ?)
+			ORDER BY created_ms, seq LIMIT ?`, user, anchor.ConversationID, ms, seq, after)
+		if err != nil {
+			return anchor, nil, nil, err
+		}
+	}
+	return anchor, prev, next, nil
+}
+
+func (s *Store) scanMessages(ctx context.Context, q string, args ...any) ([]Message, error) {
+	rows, err := s.r.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: query: %w", err)
+	}
+	defer rows.Close()
+	var out []Message
+	for rows.Next() {
+		m, _, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("storage: query: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: query: %w", err)
+	}
+	return out, nil
+}
+
+// hydrate re-reads the messages with the given seqs from SQLite, bound to
+// user, in the order of seqs; seqs of other users or of deleted messages drop out.
+func (s *Store) hydrate(ctx context.Context, user string, seqs []int64) (map[int64]Message, error) {
+	out := make(map[int64]Message, len(seqs))
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(seqs)+1)
+	args = append(args, user)
+	for _, q := range seqs {
+		args = append(args, q)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+msgCols+` FROM messages WHERE user_id = ? AND seq IN (`+placeholders(len(seqs))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: hydrate: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m, seq, err := scanMessage(rows)
+		if err != nil {
+			return nil, fmt.Errorf("storage: hydrate: %w", err)
+		}
+		out[seq] = m
+	}
+	return out, rows.Err()
+}
+
+// Delete removes one message of user and its vector; the lexical index
+// entry follows through the outbox (and is never returned meanwhile).
+func (s *Store) Delete(ctx context.Context, user, id string) error {
+	err := s.update(ctx, func(tx *sql.Tx) error {
+		var (
+			seq     int64
+			indexed int
+			content string
+			sender  string
+		)
+		err := tx.QueryRowContext(ctx, `SELECT seq, indexed, content, sender_name FROM messages WHERE user_id = ? AND id = ?`, user, id).
+			Scan(&seq, &indexed, &content, &sender)
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE seq = ?`, seq); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE user_stats SET messages = messages - 1 WHERE user_id = ?`, user); err != nil {
+			return err
+		}
+		if indexed != 0 {
+			if err := s.unindexVector(ctx, tx, user, seq, embedText(sender, content)); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) VALUES ('delete', ?, ?)`, user, seq)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("storage: delete %q: %w", id, err)
+	}
+	s.kick()
+	return nil
+}
+
+// DeleteUser forgets user: messages, vectors, statistics, and (through the
+// outbox) lexical entries. It returns how many messages were removed.
+func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
+	var n int
+	err := s.update(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE user_id = ?`, user)
+		if err != nil {
+			return err
+		}
+		c, _ := r.RowsAffected()
+		n = int(c)
+		if s.vecOK {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid IN (SELECT rowid FROM vec_messages WHERE user_id = ?)`, user); err != nil {
+				return fmt.Errorf("vectors: %w", err)
+			}
+		}
+		for _, q := range []string{`DELETE FROM term_df WHERE user_id = ?`, `DELETE FROM user_stats WHERE user_id = ?`,
+			`DELETE FROM outbox WHERE user_id = ? AND op = 'index'`} {
+			if _, err := tx.ExecContext(ctx, q, user); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO outbox (op, user_id) VALUES ('delete_user', ?)`, user)
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("storage: delete user: %w", err)
+	}
+	s.kick()
+	return n, nil
+}

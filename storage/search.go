@@ -1,0 +1,415 @@
+package storage
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	emb "github.com/recalld/recalld/storage/embed"
+)
+
+// LexicalQuery is a BM25 search over one user's messages.
+type LexicalQuery struct {
+	// Text is searched as words and "quoted phrases"; it is never parsed as
+	// query syntax, so field names, wildcards and operators are plain text.
+	Text string
+	// Any matches messages with any of the words; by default all words must
+	// occur (phrases are always required).
+	Any bool
+	// Contextual also matches words of the turn before each message, which
+	// finds answers whose question holds the words.
+	Contextual bool
+	Filter     Filter
+	Size       int
+	Cursor     string
+}
+
+// LexicalSearch ranks user's messages for q by BM25, best first, and returns
+// the cursor of the next page ("" at the end).
+func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) ([]Hit, string, error) {
+	if q.Size <= 0 {
+		return nil, "", fmt.Errorf("%w: page size must be positive", ErrInvalid)
+	}
+	words, phrases := splitQuery(q.Text)
+	if strings.TrimSpace(words) == "" && len(phrases) == 0 {
+		return nil, "", fmt.Errorf("%w: empty query", ErrInvalid)
+	}
+	textFields := [][2]string{{fTextCJK, fTextEN}}
+	if q.Contextual {
+		textFields = append(textFields, [2]string{fCtxCJK, fCtxEN})
+	}
+	var must []query.Query
+	var should []query.Query
+	for _, p := range phrases {
+		var alts []query.Query
+		for _, fs := range textFields {
+			for _, f := range fs {
+				mp := bleve.NewMatchPhraseQuery(p)
+				mp.SetField(f)
+				mp.Analyzer = fieldAnalyzer[f]
+				alts = append(alts, mp)
+			}
+		}
+		must = append(must, bleve.NewDisjunctionQuery(alts...))
+	}
+	if strings.TrimSpace(words) != "" {
+		var alts []query.Query
+		for _, fs := range textFields {
+			for _, f := range fs {
+				m := bleve.NewMatchQuery(words)
+				m.SetField(f)
+				m.Analyzer = fieldAnalyzer[f]
+				if !q.Any {
+					m.SetOperator(query.MatchQueryOperatorAnd)
+				}
+				alts = append(alts, m)
+			}
+		}
+		if q.Any && len(phrases) > 0 {
+			should = append(should, alts...)
+		} else {
+			must = append(must, bleve.NewDisjunctionQuery(alts...))
+		}
+	}
+	userQ := bleve.NewTermQuery(user)
+	userQ.SetField(fUser)
+	filters := []query.Query{userQ}
+	filters = append(filters, lexicalFilters(q.Filter)...)
+	bq := bleve.NewBooleanQuery()
+	bq.AddMust(append(filters, must...)...)
+	if len(should) > 0 {
+		bq.AddShould(should...)
+	}
+	// Bleve cannot search_after a _score sort (its sort key is the literal
+	// "_score"), so the cursor carries an offset into the ranking, which is
+	// total and deterministic: score first, then the document id.
+	offset := 0
+	if q.Cursor != "" {
+		var err error
+		if offset, err = decodeLexCursor(q.Cursor); err != nil {
+			return nil, "", err
+		}
+	}
+	req := bleve.NewSearchRequestOptions(bq, q.Size+1, offset, false)
+	req.SortBy([]string{"-_score", "_id"})
+	res, err := s.index.SearchInContext(ctx, req)
+	if err != nil {
+		return nil, "", fmt.Errorf("storage: lexical search: %w", err)
+	}
+	more := len(res.Hits) > q.Size
+	if more {
+		res.Hits = res.Hits[:q.Size]
+	}
+	seqs := make([]int64, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		seq, err := strconv.ParseInt(h.ID, 10, 64)
+		if err != nil {
+			return nil, "", fmt.Errorf("storage: lexical doc id %q: %w", h.ID, err)
+		}
+		seqs = append(seqs, seq)
+	}
+	msgs, err := s.hydrate(ctx, user, seqs)
+	if err != nil {
+		return nil, "", err
+	}
+	hits := make([]Hit, 0, len(seqs))
+	for i, seq := range seqs {
+		if m, ok := msgs[seq]; ok {
+			hits = append(hits, Hit{Message: m, Score: res.Hits[i].Score})
+		}
+	}
+	next := ""
+	if more && len(res.Hits) > 0 {
+		next = encodeLexCursor(offset + q.Size)
+	}
+	return hits, next, nil
+}
+
+func lexicalFilters(f Filter) []query.Query {
+	var out []query.Query
+	term := func(field, v string) {
+		t := bleve.NewTermQuery(v)
+		t.SetField(field)
+		out = append(out, t)
+	}
+	if f.Role != "" {
+		term(fRole, f.Role)
+	}
+	if f.ConversationID != "" {
+		term(fConv, f.ConversationID)
+	}
+	if f.GroupID != "" {
+		term(fGroup, f.GroupID)
+	}
+	if !f.Since.IsZero() || !f.Until.IsZero() {
+		var lo, hi *float64
+		if !f.Since.IsZero() {
+			v := float64(f.Since.UnixMilli())
+			lo = &v
+		}
+		if !f.Until.IsZero() {
+			v := float64(f.Until.UnixMilli())
+			hi = &v
+		}
+		incl, excl := true, false
+		r := bleve.NewNumericRangeInclusiveQuery(lo, hi, &incl, &excl)
+		r.SetField(fCreated)
+		out = append(out, r)
+	}
+	return out
+}
+
+// splitQuery separates "quoted phrases" (ASCII or CJK quotes, balanced) from
+// the other words. An unbalanced quote is treated as a space.
+func splitQuery(text string) (words string, phrases []string) {
+	var w strings.Builder
+	rs := []rune(text)
+	closing := map[rune]rune{'"': '"', '“': '”', '「': '」', '『': '』'}
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		end, ok := closing[c]
+		if !ok {
+			w.WriteRune(c)
+			continue
+		}
+		j := i + 1
+		for j < len(rs) && rs[j] != end {
+			j++
+		}
+		if j >= len(rs) {
+			w.WriteRune(' ')
+			continue
+		}
+		if p := strings.TrimSpace(string(rs[i+1 : j])); p != "" {
+			phrases = append(phrases, p)
+		}
+		w.WriteRune(' ')
+		i = j
+	}
+	return w.String(), phrases
+}
+
+// maxLexicalOffset bounds how deep a caller can page into one ranking.
+const maxLexicalOffset = 10000
+
+func encodeLexCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("x2:" + strconv.Itoa(offset)))
+}
+
+func decodeLexCursor(c string) (int, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || !strings.HasPrefix(string(b), "x2:") {
+		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
+	}
+	n, err := strconv.Atoi(string(b[3:]))
+	if err != nil || n < 0 || n > maxLexicalOffset {
+		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
+	}
+	return n, nil
+}
+
+// SemanticQuery is a nearest-neighbour search over one user's vectors.
+type SemanticQuery struct {
+	Text     string    // embedded with the store's embedder, unless Vector is set
+	Vector   []float32 // a ready query vector of the embedder's dimension
+	Filter   Filter
+	TopK     int
+	MinScore float64 // cosine similarity floor
+}
+
+// SemanticSearch returns up to q.TopK of user's messages closest to the query
+// by cosine similarity (the score), best first.
+func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery) ([]Hit, error) {
+	if !s.vecOK {
+		return nil, errIndexNotAvailable
+	}
+	if q.TopK <= 0 {
+		return nil, fmt.Errorf("%w: top_k must be positive", ErrInvalid)
+	}
+	vec, err := s.queryVector(ctx, user, q)
+	if err != nil {
+		return nil, err
+	}
+	if isZero(vec) {
+		return nil, nil
+	}
+	var indexed int
+	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM user_stats WHERE user_id = ?`, user).Scan(&indexed); err != nil {
+		return nil, nil // no vectors for this user
+	}
+	blob, err := sqlitevec.SerializeFloat32(vec)
+	if err != nil {
+		return nil, err
+	}
+	where := []string{"user_id = ?"}
+	args := []any{user}
+	where, args = filterSQL(q.Filter, where, args)
+	var scored []scoredSeq
+	if indexed <= s.cfg.CoarseThreshold {
+		scored, err = s.knn(ctx, `embedding MATCH ?`, blob, q.TopK, where, args)
+	} else {
+		scored, err = s.coarseKNN(ctx, vec, blob, q.TopK, where, args)
+	}
+	if err != nil {
+		return nil, err
+	}
+	seqs := make([]int64, 0, len(scored))
+	for _, sc := range scored {
+		if sc.score >= q.MinScore {
+			seqs = append(seqs, sc.seq)
+		}
+	}
+	msgs, err := s.hydrate(ctx, user, seqs)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, 0, len(seqs))
+	for _, sc := range scored {
+		if m, ok := msgs[sc.seq]; ok && sc.score >= q.MinScore {
+			hits = append(hits, Hit{Message: m, Score: sc.score})
+		}
+	}
+	return hits, nil
+}
+
+type scoredSeq struct {
+	seq   int64
+	score float64
+}
+
+func (s *Store) knn(ctx context.Context, match string, arg any, k int, where []string, args []any) ([]scoredSeq, error) {
+	all := append([]any{arg, k}, args...)
+	rows, err := s.r.QueryContext(ctx, `SELECT rowid, distance FROM vec_messages WHERE `+match+` AND k = ? AND `+
+		strings.Join(where, " AND ")+` ORDER BY distance`, all...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: knn: %w", err)
+	}
+	defer rows.Close()
+	var out []scoredSeq
+	for rows.Next() {
+		var sc scoredSeq
+		var d float64
+		if err := rows.Scan(&sc.seq, &d); err != nil {
+			return nil, fmt.Errorf("storage: knn: %w", err)
+		}
+		sc.score = 1 - d
+		out = append(out, sc)
+	}
+	return out, rows.Err()
+}
+
+// coarseKNN ranks candidates by the Hamming distance of binary codes, then
+// rescores them by exact cosine similarity of the stored vectors.
+func (s *Store) coarseKNN(ctx context.Context, vec []float32, blob []byte, k int, where []string, args []any) ([]scoredSeq, error) {
+	cand, err := s.knn(ctx, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(4*k, 64), where, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(cand) == 0 {
+		return nil, nil
+	}
+	qargs := []any{blob}
+	for _, c := range cand {
+		qargs = append(qargs, c.seq)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT rowid, vec_distance_cosine(embedding, ?) FROM vec_messages WHERE rowid IN (`+
+		placeholders(len(cand))+`)`, qargs...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: rescore: %w", err)
+	}
+	defer rows.Close()
+	var out []scoredSeq
+	for rows.Next() {
+		var sc scoredSeq
+		var d float64
+		if err := rows.Scan(&sc.seq, &d); err != nil {
+			return nil, fmt.Errorf("storage: rescore: %w", err)
+		}
+		sc.score = 1 - d
+		out = append(out, sc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].seq < out[j].seq
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+func (s *Store) queryVector(ctx context.Context, user string, q SemanticQuery) ([]float32, error) {
+	if q.Vector != nil {
+		if len(q.Vector) != s.emb.Dim() {
+			return nil, fmt.Errorf("%w: query_embedding has %d dimensions, the store uses %d", ErrInvalid, len(q.Vector), s.emb.Dim())
+		}
+		v := append([]float32(nil), q.Vector...)
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("%w: query_embedding holds a non-finite number", ErrInvalid)
+			}
+		}
+		emb.Normalize(v)
+		return v, nil
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, fmt.Errorf("%w: empty query", ErrInvalid)
+	}
+	if s.tw == nil {
+		vs, err := s.emb.Embed(ctx, []string{q.Text})
+		if err != nil {
+			return nil, fmt.Errorf("storage: embed query: %w", err)
+		}
+		if len(vs) != 1 || len(vs[0]) != s.emb.Dim() {
+			return nil, errors.New("storage: embedder returned a malformed query vector")
+		}
+		return vs[0], nil
+	}
+	terms := s.tw.Terms(q.Text)
+	df := make(map[uint64]int, len(terms))
+	var docs int
+	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM user_stats WHERE user_id = ?`, user).Scan(&docs); err == nil && len(terms) > 0 {
+		args := []any{user}
+		for _, t := range terms {
+			args = append(args, int64(t))
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT term, df FROM term_df WHERE user_id = ? AND term IN (`+placeholders(len(terms))+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("storage: term statistics: %w", err)
+		}
+		for rows.Next() {
+			var t int64
+			var n int
+			if err := rows.Scan(&t, &n); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("storage: term statistics: %w", err)
+			}
+			df[uint64(t)] = n
+		}
+		rows.Close()
+	}
+	return s.tw.EmbedQuery(q.Text, func(t uint64) int { return df[t] }, docs), nil
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}

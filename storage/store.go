@@ -1,0 +1,326 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	"github.com/blevesearch/bleve/v2"
+	_ "github.com/mattn/go-sqlite3" // SQLite driver; storage is the only package that names it
+
+	emb "github.com/recalld/recalld/storage/embed"
+)
+
+// Errors callers branch on.
+var (
+	ErrNotFound          = errors.New("storage: not found")
+	ErrConflict          = errors.New("storage: message id exists with different content")
+	ErrEmbedderMismatch  = errors.New("storage: vectors were made by another embedder; run `recalld reindex`")
+	ErrInvalid           = errors.New("storage: invalid argument")
+	ErrClosed            = errors.New("storage: closed")
+	errIndexNotAvailable = errors.New("storage: vector index not built for this embedder; run `recalld reindex`")
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+var registerVec sync.Once
+
+// Config configures Open.
+type Config struct {
+	// Dir holds recalld.db and the bleve/ index. It is created if missing.
+	Dir string
+	// Embedder makes the vectors; nil means the built-in hashing embedder.
+	Embedder emb.Embedder
+	// AllowEmbedderChange opens a store whose vectors came from another
+	// embedder, so that Reindex can rebuild them. Semantic search fails until then.
+	AllowEmbedderChange bool
+	// IndexBatch is how many outbox entries the indexer takes at once (default 256).
+	IndexBatch int
+	// CoarseThreshold is the number of vectors of one user above which
+	// semantic search first ranks binary codes, then rescores exactly (default 20000).
+	CoarseThreshold int
+	// NoIndexer leaves the outbox unprocessed until Drain is called; for tests and tools.
+	NoIndexer bool
+	Logger    *slog.Logger
+}
+
+// Store is the recalld database: messages in SQLite plus derived indexes.
+type Store struct {
+	cfg   Config
+	log   *slog.Logger
+	w     *sql.DB // the single writer connection
+	r     *sql.DB // readers
+	index bleve.Index
+	emb   emb.Embedder
+	tw    emb.TermWeighter // nil when the embedder needs no corpus statistics
+	proj  *projector
+	vecOK bool // the vector table matches the embedder
+
+	wake     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	idxMu    sync.Mutex // one indexing pass at a time
+	closeMu  sync.Once
+	closeErr error
+}
+
+// Open opens (creating if needed) the store in cfg.Dir, applies migrations,
+// checks the embedder and starts the indexer.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Dir == "" {
+		return nil, fmt.Errorf("%w: empty data dir", ErrInvalid)
+	}
+	if cfg.Embedder == nil {
+		cfg.Embedder = emb.NewHashing(0)
+	}
+	if cfg.IndexBatch <= 0 {
+		cfg.IndexBatch = 256
+	}
+	if cfg.CoarseThreshold <= 0 {
+		cfg.CoarseThreshold = 20000
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("storage: create dir: %w", err)
+	}
+	registerVec.Do(sqlitevec.Auto)
+
+	path := filepath.Join(cfg.Dir, "recalld.db")
+	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=10000&_foreign_keys=on&_txlock=immediate"
+	w, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=true")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("storage: open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(8)
+	s := &Store{
+		cfg:  cfg,
+		log:  log.With("component", "storage"),
+		w:    w,
+		r:    r,
+		emb:  cfg.Embedder,
+		proj: newProjector(cfg.Embedder.Dim(), coarseBits),
+		wake: make(chan struct{}, 1),
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
+	if tw, ok := cfg.Embedder.(emb.TermWeighter); ok {
+		s.tw = tw
+	}
+	if err := s.init(ctx); err != nil {
+		w.Close()
+		r.Close()
+		if s.index != nil {
+			s.index.Close()
+		}
+		return nil, err
+	}
+	if cfg.NoIndexer {
+		close(s.done)
+	} else {
+		go s.runIndexer()
+	}
+	return s, nil
+}
+
+func (s *Store) init(ctx context.Context) error {
+	for _, p := range []string{"PRAGMA cache_size=-131072", "PRAGMA mmap_size=1073741824"} {
+		if _, err := s.w.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("storage: %s: %w", p, err)
+		}
+	}
+	if err := s.migrate(ctx); err != nil {
+		return err
+	}
+	if err := s.checkEmbedder(ctx); err != nil {
+		return err
+	}
+	idx, err := openIndex(filepath.Join(s.cfg.Dir, "bleve"))
+	if err != nil {
+		return err
+	}
+	s.index = idx
+	return nil
+}
+
+// migrate applies the embedded migrations in order, one transaction each.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_ms INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("storage: migrations table: %w", err)
+	}
+	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var n int
+		if err := s.w.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&n); err != nil {
+			return fmt.Errorf("storage: migration %s: %w", name, err)
+		}
+		if n > 0 {
+			continue
+		}
+		body, err := migrationFS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = s.update(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_ms) VALUES (?, ?)`, name, time.Now().UnixMilli())
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("storage: migration %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// checkEmbedder compares the recorded embedder with the configured one and
+// creates the vector table for a new store.
+func (s *Store) checkEmbedder(ctx context.Context) error {
+	name, dim := s.emb.Name(), s.emb.Dim()
+	recorded, err := s.metaGet(ctx, s.w, "embedder")
+	if err != nil {
+		return err
+	}
+	switch {
+	case recorded == "":
+		if err := s.resetVectors(ctx); err != nil {
+			return err
+		}
+		s.vecOK = true
+	case recorded == name+"/"+strconv.Itoa(dim):
+		s.vecOK = true
+	case s.cfg.AllowEmbedderChange:
+		s.log.Warn("embedder changed; semantic search is off until reindex", "recorded", recorded, "configured", name)
+	default:
+		return fmt.Errorf("%w (recorded %s, configured %s/%d)", ErrEmbedderMismatch, recorded, name, dim)
+	}
+	return nil
+}
+
+// resetVectors (re)creates the vector table for the configured embedder and
+// forgets every vector and term statistic.
+func (s *Store) resetVectors(ctx context.Context) error {
+	return s.update(ctx, func(tx *sql.Tx) error {
+		stmts := []string{
+			`DROP TABLE IF EXISTS vec_messages`,
+			fmt.Sprintf(`CREATE VIRTUAL TABLE vec_messages USING vec0(
+				user_id text partition key,
+				role text,
+				created_ms integer,
+				conversation_id text,
+				group_id text,
+				embedding float[%d] distance_metric=cosine,
+				coarse bit[%d]
+			)`, s.emb.Dim(), coarseBits),
+			`DELETE FROM term_df`,
+			`UPDATE user_stats SET indexed = 0`,
+			`UPDATE messages SET indexed = 0 WHERE indexed != 0`,
+		}
+		for _, q := range stmts {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("storage: reset vectors: %w", err)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.emb.Name()+"/"+strconv.Itoa(s.emb.Dim()))
+		return err
+	})
+}
+
+type queryer interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) metaGet(ctx context.Context, q queryer, key string) (string, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("storage: meta %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// update runs fn in one write transaction: commit on nil, rollback otherwise.
+func (s *Store) update(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // no-op after Commit
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// Embedder returns the embedder the store was opened with.
+func (s *Store) Embedder() emb.Embedder { return s.emb }
+
+// Status reports the embedder and the outbox backlog.
+func (s *Store) Status(ctx context.Context) (IndexStatus, error) {
+	st := IndexStatus{Embedder: s.emb.Name(), Dim: s.emb.Dim()}
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM outbox`).Scan(&st.Pending); err != nil {
+		return st, fmt.Errorf("storage: status: %w", err)
+	}
+	return st, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return fmt.Errorf("storage: ping: %w", err)
+	}
+	return nil
+}
+
+// Close stops the indexer (after the batch in hand) and closes the databases.
+// Entries still in the outbox are indexed on the next Open.
+func (s *Store) Close() error {
+	s.closeMu.Do(func() {
+		close(s.stop)
+		<-s.done
+		var errs []error
+		if s.index != nil {
+			errs = append(errs, s.index.Close())
+		}
+		errs = append(errs, s.r.Close(), s.w.Close())
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
