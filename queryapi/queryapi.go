@@ -52,9 +52,12 @@ type ListParams struct {
 type LexicalParams struct {
 	QueryText string `json:"query_text" jsonschema:"required,description=words and \"quoted phrases\"; all words must occur unless match is any"`
 	Match     string `json:"match,omitempty" jsonschema:"enum=all,enum=any,description=all (default): every word must occur; any: rank by any word"`
-	Filter    Filter `json:"filter,omitempty"`
-	PageSize  int    `json:"page_size,omitempty" jsonschema:"minimum=1,maximum=200,description=hits per page (default 20)"`
-	Cursor    string `json:"cursor,omitempty" jsonschema:"description=next_cursor of the previous page"`
+	// Contextual also matches each message together with the turn before
+	// it, for answers that span a question and its reply.
+	Contextual bool   `json:"contextual,omitempty" jsonschema:"description=also match each message together with the turn before it"`
+	Filter     Filter `json:"filter,omitempty"`
+	PageSize   int    `json:"page_size,omitempty" jsonschema:"minimum=1,maximum=200,description=hits per page (default 20)"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"description=next_cursor of the previous page"`
 }
 
 // SemanticParams are the parameters of semantic_search.
@@ -206,7 +209,7 @@ func (t *Tools) LexicalSearch(ctx context.Context, p LexicalParams) (Page, error
 		return Page{}, err
 	}
 	hits, next, err := t.store.LexicalSearch(ctx, t.user, storage.LexicalQuery{
-		Text: p.QueryText, Any: p.Match == "any", Filter: f, Size: size, Cursor: p.Cursor,
+		Text: p.QueryText, Any: p.Match == "any", Contextual: p.Contextual, Filter: f, Size: size, Cursor: p.Cursor,
 	})
 	if err != nil {
 		return Page{}, mapErr(err)

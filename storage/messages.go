@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/oklog/ulid/v2"
 )
@@ -22,6 +24,17 @@ var (
 	ulidMu      sync.Mutex
 	ulidEntropy = ulid.Monotonic(rand.Reader, 0)
 )
+
+// Limits of a stored message.
+const (
+	MaxIDLen      = 256
+	MaxContentLen = 64 << 10
+)
+
+func isJSONObject(b []byte) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal(b, &v) == nil && v != nil
+}
 
 // NewID returns a new ULID for a message that came without an id.
 func NewID(t time.Time) string {
@@ -51,8 +64,17 @@ func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (Insert
 		if m.CreatedAt.IsZero() {
 			return res, fmt.Errorf("%w: message %d: created_at is required", ErrInvalid, i)
 		}
-		if len(m.Meta) > 0 && !json.Valid(m.Meta) {
-			return res, fmt.Errorf("%w: message %d: meta is not JSON", ErrInvalid, i)
+		if len(m.Meta) > 0 && !isJSONObject(m.Meta) {
+			return res, fmt.Errorf("%w: message %d: meta must be a JSON object", ErrInvalid, i)
+		}
+		if len(m.ID) > MaxIDLen || !utf8.ValidString(m.ID) || strings.IndexFunc(m.ID, unicode.IsControl) >= 0 {
+			return res, fmt.Errorf("%w: message %d: id must be printable UTF-8 of at most %d bytes", ErrInvalid, i, MaxIDLen)
+		}
+		if !utf8.ValidString(m.Content) || !utf8.ValidString(m.SenderName) || !utf8.ValidString(m.ConversationID) {
+			return res, fmt.Errorf("%w: message %d: text is not valid UTF-8", ErrInvalid, i)
+		}
+		if len(m.Content) > MaxContentLen {
+			return res, fmt.Errorf("%w: message %d: content is longer than %d bytes", ErrInvalid, i, MaxContentLen)
 		}
 		m.UserID = user
 		if m.ID == "" {

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/recalld/recalld/storage"
+)
+
+// importBatch is how many lines of one user go into one transaction.
+const importBatch = 500
+
+func (a *app) progress(max int64, desc string) *progressbar.ProgressBar {
+	return progressbar.NewOptions64(max,
+		progressbar.OptionSetWriter(a.stderr),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(a.stderr) }),
+	)
+}
+
+// importCmd loads messages from a JSON Lines file: one message object per
+// line, in the POST /messages shape plus user_id (or -user for lines without
+// one). Re-running it is a no-op for lines already stored.
+func (a *app) importCmd(ctx context.Context, args []string) error {
+	var user string
+	cfg, rest, err := loadConfig("import", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&user, "user", "", "user_id for lines that have none")
+	})
+	if err != nil {
+		return err
+	}
+	if len(rest) != 1 {
+		return fmt.Errorf("%w: import takes one FILE (or - for stdin)", errUsage)
+	}
+	if user != "" {
+		if err := checkUserID(user); err != nil {
+			return fmt.Errorf("-user: %s", err.(*apiError).Message)
+		}
+	}
+	var (
+		in   io.Reader = a.stdin
+		size int64     = -1
+	)
+	if rest[0] != "-" {
+		f, err := os.Open(rest[0])
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			size = st.Size()
+		}
+		in = f
+	}
+	log := newLogger(cfg, a.stderr)
+	store, err := openStore(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	bar := a.progress(size, "importing")
+	r := bufio.NewReaderSize(io.TeeReader(in, bar), 1<<20)
+	pending := map[string][]storage.Message{}
+	lines := map[string][]int{} // the line of each pending message
+	var total storage.InsertResult
+	flush := func(u string) error {
+		res, err := store.Insert(ctx, u, pending[u])
+		if err != nil {
+			ls := lines[u]
+			return fmt.Errorf("lines %d..%d (user %q, stored up to the batch before): %w", ls[0], ls[len(ls)-1], u, err)
+		}
+		total.Inserted += res.Inserted
+		total.Duplicate += res.Duplicate
+		delete(pending, u)
+		delete(lines, u)
+		return nil
+	}
+	for line := 1; ; line++ {
+		b, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			m, u, perr := parseImportLine(b, user, line)
+			if perr != nil {
+				return perr
+			}
+			pending[u] = append(pending[u], m)
+			lines[u] = append(lines[u], line)
+			if len(pending[u]) >= importBatch {
+				if err := flush(u); err != nil {
+					return err
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("read line %d: %w", line, err)
+		}
+	}
+	for u := range pending {
+		if err := flush(u); err != nil {
+			return err
+		}
+	}
+	_ = bar.Finish()
+	fmt.Fprintf(a.stdout, "imported %d messages (%d already present)\n", total.Inserted, total.Duplicate)
+	return a.drain(ctx, store)
+}
+
+func parseImportLine(b []byte, defaultUser string, line int) (storage.Message, string, error) {
+	var in messageIn
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return storage.Message{}, "", fmt.Errorf("line %d: malformed JSON: %s", line, jsonErrorText(err))
+	}
+	u := in.UserID
+	if u == "" {
+		u = defaultUser
+	}
+	if u == "" {
+		return storage.Message{}, "", fmt.Errorf("line %d: user_id is missing and no -user was given", line)
+	}
+	if err := checkUserID(u); err != nil {
+		return storage.Message{}, "", fmt.Errorf("line %d: user_id: %s", line, err.(*apiError).Message)
+	}
+	m, err := in.message(0)
+	if err != nil {
+		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*apiError).Message)
+	}
+	return m, u, nil
+}
+
+// drain indexes the outbox with a progress bar.
+func (a *app) drain(ctx context.Context, store *storage.Store) error {
+	st, err := store.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if st.Pending == 0 {
+		return nil
+	}
+	bar := a.progress(int64(st.Pending), "indexing")
+	err = store.Drain(ctx, func(done, left int) {
+		bar.ChangeMax(done + left)
+		_ = bar.Set(done)
+	})
+	_ = bar.Finish()
+	return err
+}
+
+// reindex rebuilds the derived indexes with the configured embedder, for
+// example after changing it.
+func (a *app) reindex(ctx context.Context, args []string) error {
+	cfg, rest, err := loadConfig("reindex", args, a.getenv, a.stderr)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: reindex takes no arguments", errUsage)
+	}
+	log := newLogger(cfg, a.stderr)
+	store, err := openStore(ctx, cfg, log, true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	bar := a.progress(-1, "reindexing")
+	err = store.Reindex(ctx, func(done, left int) {
+		bar.ChangeMax(done + left)
+		_ = bar.Set(done)
+	})
+	_ = bar.Finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "reindexed with %s\n", store.Embedder().Name())
+	return nil
+}

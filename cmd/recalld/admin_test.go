@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recalld/recalld/storage"
+)
+
+func TestLoadConfigPrecedence(t *testing.T) {
+	file := writeFile(t, "recalld.toml", `
+data_dir = "/from/file"
+addr = "127.0.0.1:9000"
+log_level = "debug"
+shutdown_timeout = "5s"
+
+[[api_keys]]
+name = "bot-a"
+key = "file-key-0123456789abcdef"
+user_prefix = "qq:"
+
+[embedder]
+kind = "hash"
+dim = 512
+`)
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want func(*Config)
+	}{
+		{"defaults", nil, nil, func(c *Config) {}},
+		{"file", []string{"-config", file}, nil, func(c *Config) {
+			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9000", "debug"
+			c.ShutdownTimeout = duration{5 * time.Second}
+			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
+			c.Embedder.Dim = 512
+		}},
+		{"env over file", []string{"-config=" + file}, map[string]string{"RECALLD_ADDR": "127.0.0.1:9100", "RECALLD_EMBEDDER_DIM": "256"}, func(c *Config) {
+			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9100", "debug"
+			c.ShutdownTimeout = duration{5 * time.Second}
+			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
+			c.Embedder.Dim = 256
+		}},
+		{"flag over env", []string{"-addr", "127.0.0.1:9200"}, map[string]string{"RECALLD_ADDR": "127.0.0.1:9100", "RECALLD_CONFIG": file}, func(c *Config) {
+			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9200", "debug"
+			c.ShutdownTimeout = duration{5 * time.Second}
+			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
+			c.Embedder.Dim = 512
+		}},
+		{"env keys", nil, map[string]string{"RECALLD_API_KEYS": "k-aaaaaaaaaaaaaaaa=qq:, k-bbbbbbbbbbbbbbbb"}, func(c *Config) {
+			c.APIKeys = []APIKey{{Name: "env-1", Key: "k-aaaaaaaaaaaaaaaa", UserPrefix: "qq:"}, {Name: "env-2", Key: "k-bbbbbbbbbbbbbbbb"}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _, err := loadConfig("serve", tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := DefaultConfig()
+			tt.want(&want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	bad := writeFile(t, "bad.toml", "data_dir = \"x\"\nlisten = \"y\"\n")
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"unknown toml key", []string{"-config", bad}, nil, "unknown key"},
+		{"missing file", []string{"-config", "/nonexistent/recalld.toml"}, nil, "no such file"},
+		{"bad env number", nil, map[string]string{"RECALLD_BODY_LIMIT": "lots"}, "not a number"},
+		{"short key", nil, map[string]string{"RECALLD_API_KEYS": "short"}, "at least 16"},
+		{"bad embedder", []string{"-embedder", "magic"}, nil, "want hash or openai"},
+		{"openai without model", []string{"-embedder", "openai"}, nil, "model is required"},
+		{"bad level", []string{"-log-level", "loud"}, nil, "log_level"},
+		{"unknown flag", []string{"-nope"}, nil, "not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := loadConfig("serve", tt.args, func(k string) string { return tt.env[k] }, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRedactedConfig(t *testing.T) {
+	c := DefaultConfig()
+	c.APIKeys = []APIKey{{Name: "a", Key: "secret-secret-secret"}}
+	c.Embedder.APIKey = "sk-secret"
+	r := c.redacted()
+	if r.APIKeys[0].Key != "***" || r.Embedder.APIKey != "***" || c.APIKeys[0].Key != "secret-secret-secret" {
+		t.Fatalf("redacted = %+v, original = %+v", r, c)
+	}
+}
+
+func TestImport(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, "msgs.jsonl", strings.Join([]string{
+		`{"id":"a1","user_id":"qq:1","role":"user","content":"我不吃辣","created_at":"2026-03-01T12:00:00+08:00"}`,
+		``,
+		`{"id":"a2","role":"assistant","content":"记住了","created_at":"2026-03-01T12:01:00+08:00"}`,
+		`{"id":"b1","user_id":"qq:2","role":"user","content":"I like tea","created_at":"2026-03-01T12:00:00Z","meta":{"k":1}}`,
+	}, "\n"))
+	run := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		a := &app{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+		err := a.run(t.Context(), append([]string{"import", "-data", dir}, args...))
+		return out.String(), err
+	}
+	out, err := run("-user", "qq:1", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "imported 3 messages (0 already present)") {
+		t.Fatalf("first run: %q", out)
+	}
+	out, err = run("-user", "qq:1", file)
+	if err != nil || !strings.Contains(out, "imported 0 messages (3 already present)") {
+		t.Fatalf("second run: %q, %v", out, err)
+	}
+	if _, err := run(file); err == nil || !strings.Contains(err.Error(), "line 3: user_id is missing") {
+		t.Fatalf("without -user: %v", err)
+	}
+	bad := writeFile(t, "bad.jsonl", `{"id":"c1","user_id":"qq:3","role":"robot","content":"x","created_at":"2026-03-01T12:00:00Z"}`)
+	if _, err := run(bad); err == nil || !strings.Contains(err.Error(), "lines 1..1") {
+		t.Fatalf("bad line: %v", err)
+	}
+
+	s := openTestStore(t, dir)
+	for user, want := range map[string]int{"qq:1": 2, "qq:2": 1, "qq:3": 0} {
+		n, err := s.Count(t.Context(), user, storage.Filter{})
+		if err != nil || n != want {
+			t.Fatalf("%s has %d messages (%v), want %d", user, n, err, want)
+		}
+	}
+	st, err := s.Status(t.Context())
+	if err != nil || st.Pending != 0 {
+		t.Fatalf("import left %d entries unindexed (%v)", st.Pending, err)
+	}
+}
+
+func TestReindexAfterEmbedderChange(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	a := &app{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+	file := writeFile(t, "m.jsonl", `{"id":"a1","user_id":"qq:1","role":"user","content":"spicy noodles","created_at":"2026-03-01T12:00:00Z"}`)
+	if err := a.run(t.Context(), []string{"import", "-data", dir, file}); err != nil {
+		t.Fatal(err)
+	}
+	// Serving with another embedder is refused with advice to reindex.
+	err := a.run(t.Context(), []string{"serve", "-data", dir, "-addr", "127.0.0.1:0", "-embedder-dim", "256"})
+	if err == nil || !strings.Contains(err.Error(), "reindex") {
+		t.Fatalf("serve with another embedder: %v", err)
+	}
+	if err := a.run(t.Context(), []string{"reindex", "-data", dir, "-embedder-dim", "256"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "reindexed with hash-ngram-v1-256") {
+		t.Fatalf("reindex output %q", out.String())
+	}
+	ts := startServer(t, nil, "-data", dir, "-embedder-dim", "256")
+	var p struct {
+		Hits []struct {
+			MessageID string `json:"message_id"`
+		}
+	}
+	ts.as("qq:1").do("POST", "/search/semantic", map[string]any{"query_text": "noodles"}, 200, &p)
+	if len(p.Hits) != 1 || p.Hits[0].MessageID != "a1" {
+		t.Fatalf("after reindex: %+v", p)
+	}
+}

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the effective configuration of one recalld command. Values come
+// from, in rising precedence: DefaultConfig, the TOML file (-config or
+// RECALLD_CONFIG), RECALLD_* environment variables, command-line flags.
+type Config struct {
+	DataDir  string `toml:"data_dir"`
+	Addr     string `toml:"addr"`
+	LogLevel string `toml:"log_level"`
+	LogJSON  bool   `toml:"log_json"`
+
+	// BodyLimit is the largest request body accepted, in bytes.
+	BodyLimit int64 `toml:"body_limit"`
+	// MaxBatch is the most messages one POST /messages may carry.
+	MaxBatch       int      `toml:"max_batch"`
+	ReadTimeout    duration `toml:"read_timeout"`
+	WriteTimeout   duration `toml:"write_timeout"`
+	RequestTimeout duration `toml:"request_timeout"`
+	// ShutdownTimeout bounds the graceful shutdown, outbox drain included.
+	ShutdownTimeout duration `toml:"shutdown_timeout"`
+
+	// APIKeys authenticate callers. With none, the server accepts any
+	// X-Recall-User and only listens on loopback.
+	APIKeys []APIKey `toml:"api_keys"`
+
+	Embedder EmbedderConfig `toml:"embedder"`
+}
+
+// APIKey is one bearer key. A key with a UserPrefix only acts for users whose
+// id starts with it, so one bot cannot read another bot's users.
+type APIKey struct {
+	Name       string `toml:"name"`
+	Key        string `toml:"key"`
+	UserPrefix string `toml:"user_prefix"`
+}
+
+// EmbedderConfig chooses the embedder: "hash" (built in, offline) or
+// "openai" (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, TEI).
+type EmbedderConfig struct {
+	Kind      string   `toml:"kind"`
+	Dim       int      `toml:"dim"`
+	BaseURL   string   `toml:"base_url"`
+	Model     string   `toml:"model"`
+	APIKey    string   `toml:"api_key"`
+	BatchSize int      `toml:"batch_size"`
+	Timeout   duration `toml:"timeout"`
+}
+
+// DefaultConfig is the embedded default: data under ./data, loopback only,
+// the offline hashing embedder.
+func DefaultConfig() Config {
+	return Config{
+		DataDir:         "./data",
+		Addr:            "127.0.0.1:8080",
+		LogLevel:        "info",
+		BodyLimit:       8 << 20,
+		MaxBatch:        1000,
+		ReadTimeout:     duration{30 * time.Second},
+		WriteTimeout:    duration{60 * time.Second},
+		RequestTimeout:  duration{30 * time.Second},
+		ShutdownTimeout: duration{30 * time.Second},
+		Embedder:        EmbedderConfig{Kind: "hash"},
+	}
+}
+
+// duration is a time.Duration written as "30s" in TOML.
+type duration struct{ time.Duration }
+
+func (d *duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+func (d duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// durationFlag lets a flag.FlagSet set a duration field.
+type durationFlag struct{ d *duration }
+
+func (f durationFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return f.d.String()
+}
+func (f durationFlag) Set(s string) error { return f.d.UnmarshalText([]byte(s)) }
+
+// loadConfig builds the Config of command name from args and the environment.
+// It returns the remaining positional arguments.
+// extra, if given, adds the command's own flags.
+func loadConfig(name string, args []string, getenv func(string) string, stderr io.Writer, extra ...func(*flag.FlagSet)) (Config, []string, error) {
+	cfg := DefaultConfig()
+	// The file comes first so that env and flags override it; find -config
+	// before parsing the rest.
+	path := getenv("RECALLD_CONFIG")
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "config="); ok && strings.HasPrefix(a, "-") {
+			path = v
+		} else if (a == "-config" || a == "--config") && i+1 < len(args) {
+			path = args[i+1]
+		}
+	}
+	if path != "" {
+		md, err := toml.DecodeFile(path, &cfg)
+		if err != nil {
+			return cfg, nil, fmt.Errorf("config %s: %w", path, err)
+		}
+		if un := md.Undecoded(); len(un) > 0 {
+			return cfg, nil, fmt.Errorf("config %s: unknown key %q", path, un[0].String())
+		}
+	}
+	if err := applyEnv(&cfg, getenv); err != nil {
+		return cfg, nil, err
+	}
+
+	fs := flag.NewFlagSet("recalld "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.String("config", path, "TOML config file (env RECALLD_CONFIG)")
+	fs.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory (env RECALLD_DATA_DIR)")
+	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env RECALLD_LOG_LEVEL)")
+	fs.BoolVar(&cfg.LogJSON, "log-json", cfg.LogJSON, "log JSON lines instead of text (env RECALLD_LOG_JSON)")
+	fs.StringVar(&cfg.Embedder.Kind, "embedder", cfg.Embedder.Kind, "hash or openai (env RECALLD_EMBEDDER)")
+	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
+	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
+	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
+	if name == "serve" {
+		fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env RECALLD_ADDR)")
+		fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes (env RECALLD_BODY_LIMIT)")
+		fs.Var(durationFlag{&cfg.ShutdownTimeout}, "shutdown-timeout", "graceful shutdown bound (env RECALLD_SHUTDOWN_TIMEOUT)")
+	}
+	for _, f := range extra {
+		f(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, nil, err
+	}
+	return cfg, fs.Args(), cfg.validate()
+}
+
+// applyEnv overrides cfg with the RECALLD_* variables that are set.
+func applyEnv(cfg *Config, getenv func(string) string) error {
+	str := func(key string, dst *string) {
+		if v := getenv(key); v != "" {
+			*dst = v
+		}
+	}
+	var errs []error
+	num := func(key string, set func(int64)) {
+		if v := getenv(key); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a number", key, v))
+				return
+			}
+			set(n)
+		}
+	}
+	dur := func(key string, dst *duration) {
+		if v := getenv(key); v != "" {
+			if err := dst.UnmarshalText([]byte(v)); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", key, err))
+			}
+		}
+	}
+	str("RECALLD_DATA_DIR", &cfg.DataDir)
+	str("RECALLD_ADDR", &cfg.Addr)
+	str("RECALLD_LOG_LEVEL", &cfg.LogLevel)
+	if v := getenv("RECALLD_LOG_JSON"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("RECALLD_LOG_JSON: %q is not a boolean", v))
+		}
+		cfg.LogJSON = b
+	}
+	num("RECALLD_BODY_LIMIT", func(n int64) { cfg.BodyLimit = n })
+	num("RECALLD_MAX_BATCH", func(n int64) { cfg.MaxBatch = int(n) })
+	dur("RECALLD_SHUTDOWN_TIMEOUT", &cfg.ShutdownTimeout)
+	dur("RECALLD_REQUEST_TIMEOUT", &cfg.RequestTimeout)
+	// RECALLD_API_KEYS is a comma-separated list of key or key=user_prefix.
+	if v := getenv("RECALLD_API_KEYS"); v != "" {
+		cfg.APIKeys = nil
+		for i, item := range strings.Split(v, ",") {
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			key, prefix, _ := strings.Cut(item, "=")
+			cfg.APIKeys = append(cfg.APIKeys, APIKey{Name: fmt.Sprintf("env-%d", i+1), Key: key, UserPrefix: prefix})
+		}
+	}
+	str("RECALLD_EMBEDDER", &cfg.Embedder.Kind)
+	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
+	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
+	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)
+	num("RECALLD_EMBEDDER_DIM", func(n int64) { cfg.Embedder.Dim = int(n) })
+	return errors.Join(errs...)
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir is empty"))
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("addr %q: %w", c.Addr, err))
+	}
+	if c.BodyLimit < 1024 {
+		errs = append(errs, fmt.Errorf("body_limit %d is below 1024 bytes", c.BodyLimit))
+	}
+	if c.MaxBatch < 1 {
+		errs = append(errs, fmt.Errorf("max_batch %d must be positive", c.MaxBatch))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	seen := map[string]bool{}
+	for i, k := range c.APIKeys {
+		if len(k.Key) < 16 {
+			errs = append(errs, fmt.Errorf("api_keys[%d] (%s): key must be at least 16 characters", i, k.Name))
+		}
+		if seen[k.Key] {
+			errs = append(errs, fmt.Errorf("api_keys[%d] (%s): duplicate key", i, k.Name))
+		}
+		seen[k.Key] = true
+	}
+	switch c.Embedder.Kind {
+	case "hash":
+		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {
+			errs = append(errs, fmt.Errorf("embedder.dim %d: the hashing embedder takes 64..8192", c.Embedder.Dim))
+		}
+	case "openai":
+		if c.Embedder.Model == "" {
+			errs = append(errs, errors.New("embedder.model is required for kind openai"))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("embedder.kind %q: want hash or openai", c.Embedder.Kind))
+	}
+	return errors.Join(errs...)
+}
+
+// loopbackOnly reports whether addr binds to loopback only.
+func loopbackOnly(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("log_level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	level, _ := parseLevel(cfg.LogLevel)
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogJSON {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// redacted returns the config as it may be logged: no secrets.
+func (c Config) redacted() Config {
+	out := c
+	out.APIKeys = make([]APIKey, len(c.APIKeys))
+	for i, k := range c.APIKeys {
+		out.APIKeys[i] = APIKey{Name: k.Name, Key: "***", UserPrefix: k.UserPrefix}
+	}
+	if out.Embedder.APIKey != "" {
+		out.Embedder.APIKey = "***"
+	}
+	return out
+}

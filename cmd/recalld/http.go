@@ -1,0 +1,486 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
+)
+
+// Headers of the trust model.
+const (
+	headerUser   = "X-Recall-User"
+	maxUserIDLen = 256
+	userKey      = "recalld.user"
+)
+
+// server holds what the HTTP handlers need. Handlers only decode, call and encode.
+type server struct {
+	cfg     Config
+	log     *slog.Logger
+	store   *storage.Store
+	tools   *queryapi.Service
+	version string
+	e       *echo.Echo
+}
+
+func newServer(cfg Config, log *slog.Logger, store *storage.Store, version string) *server {
+	s := &server{cfg: cfg, log: log.With("component", "http"), store: store, tools: queryapi.New(store), version: version}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = errorHandler(s.log)
+	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
+		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
+			s.log.Error("panic in handler", "path", c.Path(), "err", err, "stack", string(stack))
+			return err
+		},
+	}))
+	e.Use(middleware.BodyLimit(strconv.FormatInt(cfg.BodyLimit, 10) + "B"))
+	e.Use(s.timeout)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+
+	// Authentication is per route, not an echo.Group: a group's middleware
+	// turns every unmatched method into 404 instead of 405.
+	auth := s.authenticate
+	e.POST("/messages", s.postMessages, auth)
+	e.GET("/messages", s.listMessages, auth)
+	e.DELETE("/messages/:id", s.deleteMessage, auth)
+	e.GET("/messages/:id/neighbors", s.neighbors, auth)
+	e.POST("/search/lexical", s.searchLexical, auth)
+	e.POST("/search/semantic", s.searchSemantic, auth)
+	e.DELETE("/users/me", s.forgetUser, auth)
+	s.e = e
+	return s
+}
+
+// timeout bounds every request's context by RequestTimeout.
+func (s *server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.cfg.RequestTimeout.Duration <= 0 {
+			return next(c)
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout.Duration)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		return next(c)
+	}
+}
+
+// authenticate establishes the user the request acts for: the X-Recall-User
+// header, accepted only with a configured API key whose prefix (if any) the
+// user id matches. With no keys configured (loopback only) the header alone
+// is trusted.
+func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if len(s.cfg.APIKeys) > 0 {
+			token, ok := strings.CutPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ")
+			if !ok || token == "" {
+				return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
+			}
+			key, ok := s.findKey(token)
+			if !ok {
+				return &apiError{http.StatusUnauthorized, codeUnauthorized, "unknown API key"}
+			}
+			user, err := userFrom(req)
+			if err != nil {
+				return err
+			}
+			if !strings.HasPrefix(user, key.UserPrefix) {
+				return errForbidden("this API key may not act for this user")
+			}
+			c.Set(userKey, user)
+			return next(c)
+		}
+		user, err := userFrom(req)
+		if err != nil {
+			return err
+		}
+		c.Set(userKey, user)
+		return next(c)
+	}
+}
+
+// findKey compares token with every key in constant time.
+func (s *server) findKey(token string) (APIKey, bool) {
+	var found APIKey
+	ok := false
+	for _, k := range s.cfg.APIKeys {
+		if subtle.ConstantTimeCompare([]byte(token), []byte(k.Key)) == 1 {
+			found, ok = k, true
+		}
+	}
+	return found, ok
+}
+
+func userFrom(req *http.Request) (string, error) {
+	user := req.Header.Get(headerUser)
+	if err := checkUserID(user); err != nil {
+		return "", err
+	}
+	return user, nil
+}
+
+func checkUserID(user string) error {
+	switch {
+	case user == "":
+		return errBadRequest("missing " + headerUser + " header")
+	case len(user) > maxUserIDLen:
+		return errBadRequest(fmt.Sprintf("%s is longer than %d bytes", headerUser, maxUserIDLen))
+	case !utf8.ValidString(user) || strings.IndexFunc(user, unicode.IsControl) >= 0 || strings.TrimSpace(user) != user:
+		return errBadRequest(headerUser + " must be printable UTF-8 without surrounding spaces")
+	}
+	return nil
+}
+
+func userOf(c echo.Context) string { return c.Get(userKey).(string) }
+
+func (s *server) bind(c echo.Context) (*queryapi.Tools, error) {
+	return s.tools.Bind(userOf(c))
+}
+
+// decodeJSON reads the request body as JSON into dst: one object, no
+// unknown fields, nothing after it.
+func decodeJSON(c echo.Context, dst any) error {
+	req := c.Request()
+	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != echo.MIMEApplicationJSON {
+			return &apiError{http.StatusUnsupportedMediaType, codeUnsupportedMedia, "send the body as application/json"}
+		}
+	}
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		var he *echo.HTTPError
+		var mbe *http.MaxBytesError
+		if errors.As(err, &he) || errors.As(err, &mbe) {
+			return &apiError{http.StatusRequestEntityTooLarge, codeTooLarge, "request body is too large"}
+		}
+		return errBadRequest("read body: " + err.Error())
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return errBadRequest("empty body: send a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return errBadRequest("malformed JSON: " + jsonErrorText(err))
+	}
+	if dec.More() {
+		return errBadRequest("malformed JSON: data after the object")
+	}
+	return nil
+}
+
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	case errors.As(err, &te):
+		if te.Field != "" {
+			return fmt.Sprintf("field %s: want %s, got %s", te.Field, te.Type, te.Value)
+		}
+		return fmt.Sprintf("want %s, got %s", te.Type, te.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of input"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// messageIn is a message as POST /messages and `recalld import` accept it.
+type messageIn struct {
+	ID             string          `json:"id"`
+	UserID         string          `json:"user_id"`
+	ConversationID string          `json:"conversation_id"`
+	GroupID        string          `json:"group_id"`
+	Role           string          `json:"role"`
+	SenderID       string          `json:"sender_id"`
+	SenderName     string          `json:"sender_name"`
+	Content        string          `json:"content"`
+	CreatedAt      string          `json:"created_at"`
+	Meta           json.RawMessage `json:"meta"`
+}
+
+// message checks m and returns it as a storage.Message; i numbers it in errors.
+func (m messageIn) message(i int) (storage.Message, error) {
+	if m.CreatedAt == "" {
+		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: created_at is required (RFC 3339)", i))
+	}
+	t, err := time.Parse(time.RFC3339Nano, m.CreatedAt)
+	if err != nil {
+		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: created_at %q is not an RFC 3339 time", i, m.CreatedAt))
+	}
+	meta := m.Meta
+	if s := bytes.TrimSpace(meta); len(s) == 0 || bytes.Equal(s, []byte("null")) {
+		meta = nil
+	}
+	return storage.Message{
+		ID: m.ID, UserID: m.UserID, ConversationID: m.ConversationID, GroupID: m.GroupID,
+		Role: m.Role, SenderID: m.SenderID, SenderName: m.SenderName, Content: m.Content,
+		CreatedAt: t, Meta: meta,
+	}, nil
+}
+
+type postMessagesRequest struct {
+	Messages []messageIn `json:"messages"`
+}
+
+type postMessagesResponse struct {
+	Inserted   int      `json:"inserted"`
+	Duplicates int      `json:"duplicates"`
+	IDs        []string `json:"ids"`
+}
+
+func (s *server) postMessages(c echo.Context) error {
+	var req postMessagesRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	switch {
+	case req.Messages == nil:
+		return errInvalid("messages is required")
+	case len(req.Messages) == 0:
+		return errInvalid("messages is empty")
+	case len(req.Messages) > s.cfg.MaxBatch:
+		return errInvalid(fmt.Sprintf("a batch holds at most %d messages, got %d", s.cfg.MaxBatch, len(req.Messages)))
+	}
+	user := userOf(c)
+	msgs := make([]storage.Message, len(req.Messages))
+	for i, in := range req.Messages {
+		if in.UserID != "" && in.UserID != user {
+			return errForbidden(fmt.Sprintf("messages[%d]: user_id differs from the request's user", i))
+		}
+		m, err := in.message(i)
+		if err != nil {
+			return err
+		}
+		msgs[i] = m
+	}
+	res, err := s.store.Insert(c.Request().Context(), user, msgs)
+	if err != nil {
+		return err
+	}
+	out := postMessagesResponse{Inserted: res.Inserted, Duplicates: res.Duplicate, IDs: make([]string, len(msgs))}
+	for i, m := range msgs {
+		out.IDs[i] = m.ID
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// queryParams reads the URL query, refusing names outside allowed and
+// repeated names, so a typo is an error rather than a silent no-op.
+func queryParams(c echo.Context, allowed ...string) (map[string]string, error) {
+	out := map[string]string{}
+	for name, vs := range c.QueryParams() {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == name
+		}
+		if !ok {
+			return nil, errBadRequest(fmt.Sprintf("unknown query parameter %q (allowed: %s)", name, strings.Join(allowed, ", ")))
+		}
+		if len(vs) != 1 {
+			return nil, errBadRequest(fmt.Sprintf("query parameter %q given %d times", name, len(vs)))
+		}
+		out[name] = vs[0]
+	}
+	return out, nil
+}
+
+func intParam(p map[string]string, name string) (int, error) {
+	v, ok := p[name]
+	if !ok || v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, errBadRequest(fmt.Sprintf("query parameter %s: %q is not an integer", name, v))
+	}
+	return n, nil
+}
+
+func (s *server) listMessages(c echo.Context) error {
+	p, err := queryParams(c, "since", "until", "role", "conversation_id", "page_size", "cursor")
+	if err != nil {
+		return err
+	}
+	size, err := intParam(p, "page_size")
+	if err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	page, err := t.MessagesList(c.Request().Context(), queryapi.ListParams{
+		Since: p["since"], Until: p["until"], Role: p["role"], ConversationID: p["conversation_id"],
+		PageSize: size, Cursor: p["cursor"],
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+func (s *server) searchLexical(c echo.Context) error {
+	var p queryapi.LexicalParams
+	if err := decodeJSON(c, &p); err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	page, err := t.LexicalSearch(c.Request().Context(), p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+func (s *server) searchSemantic(c echo.Context) error {
+	var p queryapi.SemanticParams
+	if err := decodeJSON(c, &p); err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	page, err := t.SemanticSearch(c.Request().Context(), p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+// pathID is the :id path parameter, unescaped (ids may contain "/").
+func pathID(c echo.Context) (string, error) {
+	id, err := url.PathUnescape(c.Param("id"))
+	if err != nil || id == "" {
+		return "", errBadRequest("malformed message id in path")
+	}
+	if len(id) > storage.MaxIDLen {
+		return "", errInvalid(fmt.Sprintf("message id is longer than %d bytes", storage.MaxIDLen))
+	}
+	return id, nil
+}
+
+func (s *server) neighbors(c echo.Context) error {
+	p, err := queryParams(c, "before", "after")
+	if err != nil {
+		return err
+	}
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	before, err := intParam(p, "before")
+	if err != nil {
+		return err
+	}
+	after, err := intParam(p, "after")
+	if err != nil {
+		return err
+	}
+	if _, ok := p["before"]; !ok {
+		before = queryapi.DefaultNeighbor
+	}
+	if _, ok := p["after"]; !ok {
+		after = queryapi.DefaultNeighbor
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	res, err := t.Neighbors(c.Request().Context(), queryapi.NeighborsParams{MessageID: id, Before: before, After: after})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+type deleteResponse struct {
+	Deleted int `json:"deleted"`
+}
+
+func (s *server) deleteMessage(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := s.store.Delete(c.Request().Context(), userOf(c), id); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, deleteResponse{Deleted: 1})
+}
+
+func (s *server) forgetUser(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	n, err := s.store.DeleteUser(c.Request().Context(), userOf(c))
+	if err != nil {
+		return err
+	}
+	s.log.Info("user forgotten", "messages", n)
+	return c.JSON(http.StatusOK, deleteResponse{Deleted: n})
+}
+
+type healthResponse struct {
+	Status   string `json:"status"`
+	Version  string `json:"version"`
+	Embedder string `json:"embedder"`
+	Dim      int    `json:"dim"`
+	Pending  int    `json:"pending"`
+	Auth     bool   `json:"auth"`
+}
+
+func (s *server) healthz(c echo.Context) error {
+	st, err := s.store.Status(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, healthResponse{
+		Status: "ok", Version: s.version, Embedder: st.Embedder, Dim: st.Dim, Pending: st.Pending,
+		Auth: len(s.cfg.APIKeys) > 0,
+	})
+}
+
+type readyResponse struct {
+	Status string `json:"status"`
+}
+
+func (s *server) readyz(c echo.Context) error {
+	if err := s.store.Ping(c.Request().Context()); err != nil {
+		s.log.Warn("not ready", "err", err)
+		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "database does not answer"}
+	}
+	return c.JSON(http.StatusOK, readyResponse{Status: "ready"})
+}

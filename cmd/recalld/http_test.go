@@ -1,0 +1,413 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/labstack/echo/v4"
+
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
+)
+
+func openTestStore(t *testing.T, dir string) *storage.Store {
+	t.Helper()
+	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// waitIndexed polls /healthz until the outbox is empty.
+func (ts *testServer) waitIndexed() {
+	ts.t.Helper()
+	for range 600 {
+		var h healthResponse
+		ts.as("").do("GET", "/healthz", nil, 200, &h)
+		if h.Pending == 0 {
+			return
+		}
+		sleep()
+	}
+	ts.t.Fatal("outbox did not drain")
+}
+
+func ids(p queryapi.Page) []string {
+	out := make([]string, 0, len(p.Hits))
+	for _, h := range p.Hits {
+		out = append(out, h.MessageID)
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}
+
+func TestEndToEnd(t *testing.T) {
+	ts := startServer(t, nil)
+	u := ts.as("qq:10001")
+	var ack postMessagesResponse
+	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{
+		msgJSON("z1", "user", "我不吃辣，一点都不行", 0),
+		msgJSON("z2", "assistant", "好的，我记住了：你不吃辣。", 1),
+		msgJSON("z3", "user", "我最喜欢的饮料是乌龙茶", 2),
+		msgJSON("e1", "user", "We decided to ship project Atlas in March", 3),
+		msgJSON("e2", "user", "I really love spicy noodles", 4),
+		{"role": "user", "content": "no id given", "created_at": "2026-03-01T21:00:00+08:00", "meta": map[string]any{"platform": "qq"}},
+	}}, 200, &ack)
+	if ack.Inserted != 6 || ack.Duplicates != 0 || len(ack.IDs) != 6 || ack.IDs[5] == "" {
+		t.Fatalf("ack = %+v", ack)
+	}
+	generated := ack.IDs[5]
+	// Re-sending is a no-op; the same id with other content is a conflict.
+	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("z1", "user", "我不吃辣，一点都不行", 0)}}, 200, &ack)
+	if ack.Inserted != 0 || ack.Duplicates != 1 {
+		t.Fatalf("resend ack = %+v", ack)
+	}
+	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("z1", "user", "changed", 0)}}, 409, nil)
+	ts.waitIndexed()
+
+	var page queryapi.Page
+	u.do("GET", "/messages"+q("page_size", "4"), nil, 200, &page)
+	if diff := cmp.Diff([]string{"z1", "z2", "z3", "e1"}, ids(page)); diff != "" || page.NextCursor == "" || page.Considered != 6 {
+		t.Fatalf("list (-want +got):\n%s cursor=%q considered=%d", diff, page.NextCursor, page.Considered)
+	}
+	u.do("GET", "/messages"+q("page_size", "4", "cursor", page.NextCursor), nil, 200, &page)
+	if diff := cmp.Diff([]string{"e2", generated}, ids(page)); diff != "" {
+		t.Fatalf("page 2 (-want +got):\n%s", diff)
+	}
+	u.do("GET", "/messages"+q("role", "assistant"), nil, 200, &page)
+	if diff := cmp.Diff([]string{"z2"}, ids(page)); diff != "" {
+		t.Fatalf("role filter (-want +got):\n%s", diff)
+	}
+
+	tests := []struct {
+		name string
+		path string
+		body any
+		want []string
+	}{
+		{"phrase", "/search/lexical", queryapi.LexicalParams{QueryText: `"不吃辣"`}, []string{"z1", "z2"}},
+		{"single char", "/search/lexical", queryapi.LexicalParams{QueryText: "辣"}, []string{"z1", "z2"}},
+		{"role filter", "/search/lexical", queryapi.LexicalParams{QueryText: "辣", Filter: queryapi.Filter{Role: "user"}}, []string{"z1"}},
+		{"english stemmed", "/search/lexical", queryapi.LexicalParams{QueryText: "Atlas shipping"}, []string{"e1"}},
+		{"injection is text", "/search/lexical", queryapi.LexicalParams{QueryText: `user_id:qq\:2 OR *`}, []string{}},
+		{"paraphrase", "/search/semantic", queryapi.SemanticParams{QueryText: "spices", TopK: 1}, []string{"e2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p queryapi.Page
+			u.do("POST", tt.path, tt.body, 200, &p)
+			if diff := cmp.Diff(sorted(tt.want), sorted(ids(p))); diff != "" {
+				t.Fatalf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+
+	var nb queryapi.NeighborsResult
+	u.do("GET", "/messages/z2/neighbors"+q("before", "1", "after", "1"), nil, 200, &nb)
+	if nb.Anchor.MessageID != "z2" || len(nb.Before) != 1 || nb.Before[0].MessageID != "z1" || len(nb.After) != 1 || nb.After[0].MessageID != "z3" {
+		t.Fatalf("neighbors = %+v", nb)
+	}
+
+	var del deleteResponse
+	u.do("DELETE", "/messages/z3", nil, 200, &del)
+	u.do("DELETE", "/messages/z3", nil, 404, nil)
+	u.do("GET", "/messages/z3/neighbors", nil, 404, nil)
+	u.do("DELETE", "/users/me", nil, 200, &del)
+	if del.Deleted != 5 {
+		t.Fatalf("forgot %d messages, want 5", del.Deleted)
+	}
+	u.do("GET", "/messages", nil, 200, &page)
+	if len(page.Hits) != 0 {
+		t.Fatalf("after forgetting: %v", ids(page))
+	}
+	ts.waitIndexed()
+	u.do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "辣"}, 200, &page)
+	if len(page.Hits) != 0 {
+		t.Fatalf("lexical after forgetting: %v", ids(page))
+	}
+
+	var h healthResponse
+	ts.as("").do("GET", "/healthz", nil, 200, &h)
+	if h.Status != "ok" || h.Embedder == "" || h.Dim == 0 || h.Auth {
+		t.Fatalf("healthz = %+v", h)
+	}
+	ts.as("").do("GET", "/readyz", nil, 200, nil)
+}
+
+func TestBadInput(t *testing.T) {
+	ts := startServer(t, nil, "-body-limit", "200000")
+	u := ts.as("qq:1")
+	good := msgJSON("m1", "user", "hello", 0)
+	with := func(k string, v any) map[string]any {
+		m := map[string]any{}
+		for kk, vv := range good {
+			m[kk] = vv
+		}
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		return map[string]any{"messages": []map[string]any{m}}
+	}
+	big := strings.Repeat("x", 250000)
+	many := make([]map[string]any, 1001)
+	for i := range many {
+		many[i] = map[string]any{"role": "user", "content": "x", "created_at": "2026-03-01T12:00:00Z"}
+	}
+	tests := []struct {
+		name   string
+		method string
+		path   string
+		body   any
+		hdr    []string
+		status int
+		code   string
+	}{
+		{"malformed json", "POST", "/messages", `{"messages": [`, nil, 400, codeBadRequest},
+		{"not an object", "POST", "/messages", `[1,2]`, nil, 400, codeBadRequest},
+		{"trailing data", "POST", "/messages", `{"messages":[]} {}`, nil, 400, codeBadRequest},
+		{"empty body", "POST", "/messages", ``, nil, 400, codeBadRequest},
+		{"unknown field", "POST", "/messages", map[string]any{"msgs": []any{good}}, nil, 400, codeBadRequest},
+		{"wrong type", "POST", "/messages", with("content", 42), nil, 400, codeBadRequest},
+		{"missing messages", "POST", "/messages", map[string]any{}, nil, 422, codeInvalid},
+		{"empty batch", "POST", "/messages", map[string]any{"messages": []any{}}, nil, 422, codeInvalid},
+		{"missing created_at", "POST", "/messages", with("created_at", nil), nil, 422, codeInvalid},
+		{"bad created_at", "POST", "/messages", with("created_at", "yesterday"), nil, 422, codeInvalid},
+		{"unknown role", "POST", "/messages", with("role", "bot"), nil, 422, codeInvalid},
+		{"meta not object", "POST", "/messages", with("meta", []int{1}), nil, 422, codeInvalid},
+		{"control char id", "POST", "/messages", with("id", "a\x00b"), nil, 422, codeInvalid},
+		{"other user's message", "POST", "/messages", with("user_id", "qq:2"), nil, 403, codeForbidden},
+		{"batch over cap", "POST", "/messages", map[string]any{"messages": many}, nil, 422, codeInvalid},
+		{"content over cap", "POST", "/messages", with("content", big[:70000]), nil, 422, codeInvalid},
+		{"oversize body", "POST", "/messages", with("content", big), nil, 413, codeTooLarge},
+		{"not json", "POST", "/messages", `messages=1`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, codeUnsupportedMedia},
+		{"missing user", "POST", "/messages", map[string]any{"messages": []any{good}}, []string{headerUser, ""}, 400, codeBadRequest},
+		{"page_size over cap", "GET", "/messages" + q("page_size", "201"), nil, nil, 422, codeInvalid},
+		{"page_size not int", "GET", "/messages" + q("page_size", "ten"), nil, nil, 400, codeBadRequest},
+		{"unknown param", "GET", "/messages" + q("limit", "5"), nil, nil, 400, codeBadRequest},
+		{"bad since", "GET", "/messages" + q("since", "last week"), nil, nil, 422, codeInvalid},
+		{"bad cursor", "GET", "/messages" + q("cursor", "!!"), nil, nil, 422, codeInvalid},
+		{"bad role", "GET", "/messages" + q("role", "admin"), nil, nil, 422, codeInvalid},
+		{"empty query", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "  "}, nil, 422, codeInvalid},
+		{"bad match", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "a", Match: "some"}, nil, 422, codeInvalid},
+		{"lexical bad cursor", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "a", Cursor: "zz"}, nil, 422, codeInvalid},
+		{"semantic both", "POST", "/search/semantic", map[string]any{"query_text": "a", "query_embedding": []float32{1}}, nil, 422, codeInvalid},
+		{"semantic wrong dim", "POST", "/search/semantic", map[string]any{"query_embedding": []float32{1, 2}}, nil, 422, codeInvalid},
+		{"top_k over cap", "POST", "/search/semantic", queryapi.SemanticParams{QueryText: "a", TopK: 101}, nil, 422, codeInvalid},
+		{"neighbors over cap", "GET", "/messages/m1/neighbors" + q("before", "51"), nil, nil, 422, codeInvalid},
+		{"neighbors missing", "GET", "/messages/nope/neighbors", nil, nil, 404, codeNotFound},
+		{"delete missing", "DELETE", "/messages/nope", nil, nil, 404, codeNotFound},
+		{"no route", "GET", "/nope", nil, nil, 404, codeNotFound},
+		{"wrong method", "PUT", "/messages", nil, nil, 405, codeMethodNotAllowed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
+			if status != tt.status {
+				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
+			}
+			var e errorBody
+			if err := jsonUnmarshal(body, &e); err != nil || e.Error.Code != tt.code || e.Error.Message == "" {
+				t.Fatalf("body %s, want code %s", body, tt.code)
+			}
+		})
+	}
+	// Nothing of the rejected requests was stored.
+	var page queryapi.Page
+	u.do("GET", "/messages", nil, 200, &page)
+	if len(page.Hits) != 0 {
+		t.Fatalf("rejected input stored: %v", ids(page))
+	}
+	// The service still works.
+	u.do("POST", "/messages", map[string]any{"messages": []any{good}}, 200, nil)
+}
+
+func TestAuth(t *testing.T) {
+	const (
+		keyA   = "key-for-bot-a-0123456789"
+		keyAll = "key-for-operator-0123456789"
+	)
+	ts := startServer(t, map[string]string{"RECALLD_API_KEYS": keyA + "=qq:," + keyAll})
+	tests := []struct {
+		name   string
+		user   string
+		key    string
+		status int
+		code   string
+	}{
+		{"no key", "qq:1", "", 401, codeUnauthorized},
+		{"unknown key", "qq:1", "not-a-key-0123456789", 401, codeUnauthorized},
+		{"prefix allowed", "qq:1", keyA, 200, ""},
+		{"prefix denied", "tg:1", keyA, 403, codeForbidden},
+		{"unrestricted", "tg:1", keyAll, 200, ""},
+		{"no user", "", keyA, 400, codeBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := ts.as(tt.user).withKey(tt.key).raw("GET", "/messages", nil)
+			if status != tt.status {
+				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
+			}
+			if tt.code != "" && !strings.Contains(string(body), `"code":"`+tt.code+`"`) {
+				t.Fatalf("body %s, want code %s", body, tt.code)
+			}
+		})
+	}
+	// Probes need no key.
+	var h healthResponse
+	ts.as("").do("GET", "/healthz", nil, 200, &h)
+	if !h.Auth {
+		t.Fatal("healthz says auth is off")
+	}
+	// A rejected key stores nothing.
+	status, _ := ts.as("tg:1").withKey(keyA).raw("POST", "/messages", map[string]any{"messages": []any{msgJSON("x", "user", "secret", 0)}})
+	if status != 403 {
+		t.Fatalf("status %d", status)
+	}
+	var page queryapi.Page
+	ts.as("tg:1").withKey(keyAll).do("GET", "/messages", nil, 200, &page)
+	if len(page.Hits) != 0 {
+		t.Fatal("forbidden write was stored")
+	}
+}
+
+// TestIsolation gives ≥ 20 users confusable content (the same words, the
+// same message ids) and checks that no route ever returns another user's
+// message, through every page of every cursor.
+func TestIsolation(t *testing.T) {
+	ts := startServer(t, nil)
+	rng := rand.New(rand.NewPCG(7, 11))
+	const users = 24
+	phrases := []string{"我不吃辣", "project Atlas ships in March", "乌龙茶", "I love spicy noodles", "周五开会", "my cat is called Miso"}
+	owner := map[string]string{} // content → user
+	for i := range users {
+		user := fmt.Sprintf("qq:%d", 1000+i)
+		var msgs []map[string]any
+		for j := range 30 {
+			p := phrases[rng.IntN(len(phrases))]
+			content := fmt.Sprintf("%s [%s #%d]", p, user, j)
+			owner[content] = user
+			m := msgJSON(fmt.Sprintf("m%02d", j), []string{"user", "assistant"}[j%2], content, j)
+			m["conversation_id"] = fmt.Sprintf("c%d", j%3)
+			msgs = append(msgs, m)
+		}
+		ts.as(user).do("POST", "/messages", map[string]any{"messages": msgs}, 200, nil)
+	}
+	ts.waitIndexed()
+	check := func(user string, hits []queryapi.Evidence, where string) {
+		t.Helper()
+		for _, h := range hits {
+			if owner[h.Content] != user {
+				t.Fatalf("%s: user %s got a message of %s: %q", where, user, owner[h.Content], h.Content)
+			}
+		}
+	}
+	for i := range users {
+		user := fmt.Sprintf("qq:%d", 1000+i)
+		c := ts.as(user)
+		// Every page of the listing.
+		cursor, n := "", 0
+		for {
+			var p queryapi.Page
+			c.do("GET", "/messages"+q("page_size", "7", "cursor", cursor), nil, 200, &p)
+			check(user, p.Hits, "list")
+			n += len(p.Hits)
+			if p.NextCursor == "" {
+				break
+			}
+			cursor = p.NextCursor
+		}
+		if n != 30 {
+			t.Fatalf("%s listed %d messages, want 30", user, n)
+		}
+		for _, ph := range phrases {
+			cursor = ""
+			for {
+				var p queryapi.Page
+				c.do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: ph, Match: "any", PageSize: 5, Cursor: cursor}, 200, &p)
+				check(user, p.Hits, "lexical")
+				if p.NextCursor == "" {
+					break
+				}
+				cursor = p.NextCursor
+			}
+			var p queryapi.Page
+			c.do("POST", "/search/semantic", queryapi.SemanticParams{QueryText: ph, TopK: 100}, 200, &p)
+			check(user, p.Hits, "semantic")
+			if len(p.Hits) == 0 {
+				t.Fatalf("%s: semantic found nothing for %q", user, ph)
+			}
+		}
+		var nb queryapi.NeighborsResult
+		c.do("GET", "/messages/m15/neighbors"+q("before", "50", "after", "50"), nil, 200, &nb)
+		check(user, append(append([]queryapi.Evidence{nb.Anchor}, nb.Before...), nb.After...), "neighbors")
+	}
+	// Deleting one user's copy of a shared id leaves the others alone.
+	ts.as("qq:1000").do("DELETE", "/messages/m00", nil, 200, nil)
+	ts.as("qq:1001").do("GET", "/messages/m00/neighbors", nil, 200, nil)
+	ts.as("qq:1000").do("DELETE", "/users/me", nil, 200, nil)
+	var p queryapi.Page
+	ts.as("qq:1001").do("GET", "/messages", nil, 200, &p)
+	if p.Considered != 30 {
+		t.Fatalf("forgetting qq:1000 changed qq:1001: %d messages", p.Considered)
+	}
+}
+
+// TestRoutesMatchSpec checks that echo's routes and openapi.yaml's paths are
+// the same set, both ways.
+func TestRoutesMatchSpec(t *testing.T) {
+	doc, _, err := loadSpec("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec []string
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			spec = append(spec, method+" "+path)
+		}
+	}
+	store := openTestStore(t, t.TempDir())
+	srv := newServer(DefaultConfig(), discardLogger(), store, "test")
+	var routes []string
+	for _, r := range srv.e.Routes() {
+		if strings.HasPrefix(r.Name, "github.com/labstack/echo") || r.Method == echo.RouteNotFound {
+			continue
+		}
+		path := r.Path
+		for _, seg := range strings.Split(path, "/") {
+			if p, ok := strings.CutPrefix(seg, ":"); ok {
+				path = strings.Replace(path, seg, "{"+p+"}", 1)
+			}
+		}
+		routes = append(routes, r.Method+" "+path)
+	}
+	if diff := cmp.Diff(sorted(spec), sorted(routes)); diff != "" {
+		t.Fatalf("openapi.yaml (-) vs echo routes (+):\n%s", diff)
+	}
+}
+
+func TestPathIDEscaping(t *testing.T) {
+	ts := startServer(t, nil)
+	u := ts.as("qq:1")
+	u.do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a/b c", "user", "slash id", 0)}}, 200, nil)
+	var nb queryapi.NeighborsResult
+	u.do("GET", "/messages/"+url.PathEscape("a/b c")+"/neighbors", nil, 200, &nb)
+	if nb.Anchor.MessageID != "a/b c" {
+		t.Fatalf("anchor %q", nb.Anchor.MessageID)
+	}
+	u.do("DELETE", "/messages/"+url.PathEscape("a/b c"), nil, http.StatusOK, nil)
+}

@@ -1,0 +1,211 @@
+// Command recalld is the recalld memory service: `recalld serve` runs the HTTP
+// API; import, reindex and version are operator commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/embed"
+)
+
+const usage = `recalld: an evidence-backed memory service for chat bots
+
+Usage:
+  recalld serve   [flags]        run the HTTP API (default 127.0.0.1:8080, data in ./data)
+  recalld import  [flags] FILE   import messages from a JSON Lines file ("-" reads stdin)
+  recalld reindex [flags]        rebuild the vector and lexical indexes from the messages
+  recalld version                print the version
+
+Run "recalld COMMAND -h" for the flags of a command. Every flag has an
+environment variable (RECALLD_*) and a key in the TOML file given by -config.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{getenv: os.Getenv, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	if err := a.run(ctx, os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "recalld:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// errUsage marks a command-line mistake (exit status 2).
+var errUsage = errors.New("usage")
+
+func exitCode(err error) int {
+	if errors.Is(err, errUsage) || errors.Is(err, flag.ErrHelp) {
+		return 2
+	}
+	return 1
+}
+
+// app is one invocation of the command, with its environment injected so that
+// tests can run it in-process.
+type app struct {
+	getenv         func(string) string
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	// onListen, if set, is called with the bound address once serve listens.
+	onListen func(net.Addr)
+}
+
+func (a *app) run(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(a.stderr, usage)
+		return fmt.Errorf("%w: no command", errUsage)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return a.serve(ctx, rest)
+	case "import":
+		return a.importCmd(ctx, rest)
+	case "reindex":
+		return a.reindex(ctx, rest)
+	case "version", "-version", "--version":
+		fmt.Fprintln(a.stdout, "recalld", version())
+		return nil
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(a.stdout, usage)
+		return nil
+	}
+	fmt.Fprint(a.stderr, usage)
+	return fmt.Errorf("%w: unknown command %q", errUsage, cmd)
+}
+
+// version is the module version, or the VCS revision of a development build.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	v := bi.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "dev-" + rev
+}
+
+// newEmbedder builds the configured embedder.
+func newEmbedder(ctx context.Context, cfg EmbedderConfig) (embed.Embedder, error) {
+	switch cfg.Kind {
+	case "openai":
+		return embed.NewOpenAI(ctx, embed.OpenAIConfig{
+			BaseURL: cfg.BaseURL, Token: cfg.APIKey, Model: cfg.Model, Dim: cfg.Dim,
+			BatchSize: cfg.BatchSize, Timeout: cfg.Timeout.Duration,
+		})
+	default:
+		return embed.NewHashing(cfg.Dim), nil
+	}
+}
+
+// openStore opens the store of cfg with its embedder.
+func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (*storage.Store, error) {
+	emb, err := newEmbedder(ctx, cfg.Embedder)
+	if err != nil {
+		return nil, err
+	}
+	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, Embedder: emb, AllowEmbedderChange: allowChange, Logger: log})
+	if errors.Is(err, storage.ErrEmbedderMismatch) {
+		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, emb.Name())
+	}
+	return store, err
+}
+
+func (a *app) serve(ctx context.Context, args []string) error {
+	cfg, rest, err := loadConfig("serve", args, a.getenv, a.stderr)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("%w: serve takes no arguments, got %q", errUsage, rest)
+	}
+	log := newLogger(cfg, a.stderr)
+	if len(cfg.APIKeys) == 0 && !loopbackOnly(cfg.Addr) {
+		return fmt.Errorf("refusing to listen on %s without api_keys: configure keys or bind to loopback", cfg.Addr)
+	}
+	log.Info("starting", "version", version(), "config", cfg.redacted())
+	store, err := openStore(ctx, cfg, log, false)
+	if err != nil {
+		return err
+	}
+	srv := newServer(cfg, log, store, version())
+	hs := &http.Server{
+		Handler:           srv.e,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       cfg.ReadTimeout.Duration,
+		WriteTimeout:      cfg.WriteTimeout.Duration,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return errors.Join(fmt.Errorf("listen %s: %w", cfg.Addr, err), store.Close())
+	}
+	if len(cfg.APIKeys) == 0 {
+		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
+	}
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "embedder", store.Embedder().Name())
+	if a.onListen != nil {
+		a.onListen(ln.Addr())
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- hs.Serve(ln) }()
+
+	select {
+	case err = <-serveErr:
+	case <-ctx.Done():
+	}
+	// Stop accepting requests, let those in flight finish, then index what
+	// the outbox holds (a restart would resume it too) and close storage.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout.Duration)
+	defer cancel()
+	log.Info("shutting down")
+	errs := []error{}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, fmt.Errorf("serve: %w", err))
+	}
+	if err := hs.Shutdown(sctx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	}
+	if err := store.Drain(sctx, nil); err != nil {
+		log.Warn("outbox not drained; it resumes on the next start", "err", err)
+	}
+	errs = append(errs, store.Close())
+	log.Info("stopped")
+	return errors.Join(errs...)
+}
