@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -48,10 +49,15 @@ func seeded(b *testing.B, n int) *queryapi.Tools {
 	b.Helper()
 	seedMu.Lock()
 	defer seedMu.Unlock()
+	// The seeded store is kept between runs (it takes minutes to build at
+	// 100k); bump the version when the generator or the schema changes.
 	dir, ok := seedDirs[n]
-	if !ok {
-		var err error
-		if dir, err = os.MkdirTemp("", fmt.Sprintf("recalld-bench-%d-", n)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "complete")); !ok || err != nil {
+		dir = filepath.Join(os.TempDir(), fmt.Sprintf("recalld-bench-v2-%d", n))
+		ok = true
+	}
+	if _, err := os.Stat(filepath.Join(dir, "complete")); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
 			b.Fatal(err)
 		}
 		s, err := storage.Open(b.Context(), storage.Config{Dir: dir, NoIndexer: true, IndexBatch: 1000})
@@ -74,8 +80,11 @@ func seeded(b *testing.B, n int) *queryapi.Tools {
 		}
 		b.Logf("indexed %d messages in %s (%.0f msg/s)", n, time.Since(start), float64(n)/time.Since(start).Seconds())
 		s.Close()
-		seedDirs[n] = dir
+		if err := os.WriteFile(filepath.Join(dir, "complete"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
 	}
+	seedDirs[n] = dir
 	s, err := storage.Open(b.Context(), storage.Config{Dir: dir, NoIndexer: true})
 	if err != nil {
 		b.Fatal(err)

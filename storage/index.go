@@ -426,6 +426,10 @@ func (s *Store) indexVector(ctx context.Context, tx *sql.Tx, d pendingDoc) error
 		VALUES (?, ?, ?, ?, ?, ?, ?, vec_bit(?))`, d.seq, d.user, d.role, d.createdMS, d.conv, d.group, blob, s.proj.code(d.vec)); err != nil {
 		return fmt.Errorf("vector %d: %w", d.seq, err)
 	}
+	scale, q := quantize(d.vec)
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO vec_rescore (seq, scale, v) VALUES (?, ?, ?)`, d.seq, scale, q); err != nil {
+		return fmt.Errorf("vector %d: %w", d.seq, err)
+	}
 	for _, t := range d.terms {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO term_df (user_id, term, df) VALUES (?, ?, 1)
 			ON CONFLICT (user_id, term) DO UPDATE SET df = df + 1`, d.user, int64(t)); err != nil {
@@ -445,6 +449,9 @@ func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq 
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid = ?`, seq); err != nil {
+		return fmt.Errorf("vector %d: %w", seq, err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("vector %d: %w", seq, err)
 	}
 	if s.tw != nil {

@@ -457,6 +457,9 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 		c, _ := r.RowsAffected()
 		n = int(c)
 		if s.vecOK {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq IN (SELECT seq FROM messages WHERE user_id = ?)`, user); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid IN (SELECT rowid FROM vec_messages WHERE user_id = ?)`, user); err != nil {
 				return fmt.Errorf("vectors: %w", err)
 			}

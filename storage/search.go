@@ -310,35 +310,40 @@ func (s *Store) knn(ctx context.Context, match string, arg any, k int, where []s
 // coarseKNN ranks candidates by the Hamming distance of binary codes, then
 // rescores them by exact cosine similarity of the stored vectors.
 func (s *Store) coarseKNN(ctx context.Context, vec []float32, blob []byte, k int, where []string, args []any) ([]scoredSeq, error) {
-	cand, err := s.knn(ctx, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(4*k, 64), where, args)
+	cand, err := s.knn(ctx, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(5*k, 80), where, args)
 	if err != nil {
 		return nil, err
 	}
 	if len(cand) == 0 {
 		return nil, nil
 	}
-	qargs := []any{blob}
+	// Rescore from vec_rescore by primary key: a point lookup in vec0 reads
+	// a whole chunk of vectors.
+	qargs := make([]any, 0, len(cand))
 	for _, c := range cand {
 		qargs = append(qargs, c.seq)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT rowid, vec_distance_cosine(embedding, ?) FROM vec_messages WHERE rowid IN (`+
-		placeholders(len(cand))+`)`, qargs...)
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, scale, v FROM vec_rescore WHERE seq IN (`+placeholders(len(cand))+`)`, qargs...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: rescore: %w", err)
 	}
 	defer rows.Close()
-	var out []scoredSeq
+	out := make([]scoredSeq, 0, len(cand))
+	buf := make([]float32, len(vec))
 	for rows.Next() {
-		var sc scoredSeq
-		var d float64
-		if err := rows.Scan(&sc.seq, &d); err != nil {
+		var (
+			sc    scoredSeq
+			scale float64
+			b     []byte
+		)
+		if err := rows.Scan(&sc.seq, &scale, &b); err != nil {
 			return nil, fmt.Errorf("storage: rescore: %w", err)
 		}
-		sc.score = 1 - d
+		sc.score = float64(emb.Cosine(vec, dequantize(buf, scale, b)))
 		out = append(out, sc)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("storage: rescore: %w", err)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].score != out[j].score {
@@ -403,6 +408,32 @@ func (s *Store) queryVector(ctx context.Context, user string, q SemanticQuery) (
 		rows.Close()
 	}
 	return s.tw.EmbedQuery(q.Text, func(t uint64) int { return df[t] }, docs), nil
+}
+
+// quantize maps a vector to int8 with one scale: v[i] ≈ q[i] * scale.
+func quantize(v []float32) (float64, []byte) {
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(float64(x)))
+	}
+	q := make([]byte, len(v))
+	if m == 0 {
+		return 0, q
+	}
+	scale := m / 127
+	for i, x := range v {
+		q[i] = byte(int8(math.Round(float64(x) / scale)))
+	}
+	return scale, q
+}
+
+// dequantize fills dst from an int8 vector made by quantize.
+func dequantize(dst []float32, scale float64, q []byte) []float32 {
+	dst = dst[:min(len(dst), len(q))]
+	for i := range dst {
+		dst[i] = float32(float64(int8(q[i])) * scale)
+	}
+	return dst
 }
 
 func isZero(v []float32) bool {

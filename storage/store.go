@@ -50,7 +50,7 @@ type Config struct {
 	// IndexBatch is how many outbox entries the indexer takes at once (default 256).
 	IndexBatch int
 	// CoarseThreshold is the number of vectors of one user above which
-	// semantic search first ranks binary codes, then rescores exactly (default 20000).
+	// semantic search first ranks binary codes, then rescores exactly (default 2000).
 	CoarseThreshold int
 	// NoIndexer leaves the outbox unprocessed until Drain is called; for tests and tools.
 	NoIndexer bool
@@ -90,7 +90,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		cfg.IndexBatch = 256
 	}
 	if cfg.CoarseThreshold <= 0 {
-		cfg.CoarseThreshold = 20000
+		cfg.CoarseThreshold = 2000
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -241,6 +241,7 @@ func (s *Store) resetVectors(ctx context.Context) error {
 				coarse bit[%d]
 			)`, s.emb.Dim(), coarseBits),
 			`DELETE FROM term_df`,
+			`DELETE FROM vec_rescore`,
 			`UPDATE user_stats SET indexed = 0`,
 			`UPDATE messages SET indexed = 0 WHERE indexed != 0`,
 		}

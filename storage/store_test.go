@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -468,3 +469,41 @@ func TestIsolation(t *testing.T) {
 func embedNew(dim int) embed.Embedder { return embed.NewHashing(dim) }
 
 var _ = context.Background
+
+// TestCoarseSearchMatchesExact checks the binary-code path with int8
+// rescoring against exact KNN on the same messages.
+func TestCoarseSearchMatchesExact(t *testing.T) {
+	exact := mustOpen(t, "")
+	coarse, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer coarse.Close()
+	topics := []string{"spicy noodles for dinner", "project Atlas launch review", "周末去爬山", "我对花生过敏", "budget meeting on Friday", "my sister lives in Paris"}
+	var msgs []storage.Message
+	for i := range 60 {
+		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), "user", fmt.Sprintf("%s, note %d", topics[i%len(topics)], i), i))
+	}
+	for _, s := range []*storage.Store{exact, coarse} {
+		mustInsert(t, s, "u1", slices.Clone(msgs)...)
+		mustDrain(t, s)
+	}
+	for _, q := range []string{"noodles", "Atlas launch", "爬山", "过敏", "sister Paris"} {
+		want, err := exact.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := coarse.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hits, want %d", q, len(got), len(want))
+		}
+		for i := range got {
+			if math.Abs(got[i].Score-want[i].Score) > 0.02 {
+				t.Fatalf("%q hit %d: score %.3f, exact %.3f", q, i, got[i].Score, want[i].Score)
+			}
+		}
+	}
+}
