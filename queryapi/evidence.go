@@ -14,6 +14,7 @@ type Evidence struct {
 	CreatedAt      time.Time `json:"created_at"`
 	ConversationID string    `json:"conversation_id"`
 	GroupID        string    `json:"group_id,omitempty"`
+	SenderID       string    `json:"sender_id,omitempty"`
 	SenderName     string    `json:"sender_name,omitempty"`
 	Score          float64   `json:"score"`
 }
@@ -26,6 +27,7 @@ func evidenceOf(m storage.Message, score float64) Evidence {
 		CreatedAt:      m.CreatedAt,
 		ConversationID: m.ConversationID,
 		GroupID:        m.GroupID,
+		SenderID:       m.SenderID,
 		SenderName:     m.SenderName,
 		Score:          score,
 	}

@@ -1,0 +1,340 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// Weights are the shares of the rankings Hybrid fuses. Each ranking's scores
+// are min-max normalised to [0, 1] over its own candidates before weighting,
+// so the weights compare rankings, not score scales.
+type Weights struct {
+	// Contextual is BM25 over each message together with the turn before it
+	// (lexical_search with contextual set).
+	Contextual float64 `json:"contextual"`
+	// Lexical is BM25 over the message alone.
+	Lexical float64 `json:"lexical"`
+	// Semantic is the cosine similarity of the store's embedder.
+	Semantic float64 `json:"semantic"`
+	// Neighbor is the share of a top hit's fused score that the turns right
+	// before and after it receive. Zero turns neighbour expansion off.
+	Neighbor float64 `json:"neighbor"`
+}
+
+// DefaultWeights returns the weights Hybrid uses when none are given. They
+// were set on LoCoMo conv0-4 as a whole and on the project's own suite, in
+// coarse steps, to a mix that is good on both rather than best on either.
+func DefaultWeights() Weights {
+	return Weights{Contextual: 0.4, Lexical: 0.3, Semantic: 0.3, Neighbor: 0.5}
+}
+
+// Defaults of HybridOptions.
+const (
+	DefaultHybridLimit      = 25
+	DefaultHybridCandidates = 100
+	DefaultHybridExpand     = 10
+)
+
+// HybridOptions tune Hybrid. The zero value selects the defaults.
+type HybridOptions struct {
+	// Limit is how many messages Hybrid returns (default 25).
+	Limit int
+	// Candidates is how many hits each ranking contributes (default 100,
+	// at most queryapi.MaxTopK).
+	Candidates int
+	// Expand is how many of the best fused hits get their neighbours
+	// (default 10); it has no effect when Weights.Neighbor is 0.
+	Expand int
+	// Weights of the rankings; the zero value means DefaultWeights.
+	Weights Weights
+	// Filter narrows every ranking; neighbours outside it are skipped.
+	Filter queryapi.Filter
+
+	XNorm  string // TUNING
+	XAdd   bool
+	XSpan  int
+}
+
+func (o HybridOptions) withDefaults() HybridOptions {
+	if o.Limit <= 0 {
+		o.Limit = DefaultHybridLimit
+	}
+	if o.Candidates <= 0 {
+		o.Candidates = DefaultHybridCandidates
+	}
+	o.Candidates = min(o.Candidates, queryapi.MaxTopK)
+	if o.Expand <= 0 {
+		o.Expand = DefaultHybridExpand
+	}
+	if o.Weights == (Weights{}) {
+		o.Weights = DefaultWeights()
+	}
+	return o
+}
+
+// Hybrid ranks the bound user's messages for a natural-language question by
+// weighted score fusion: contextual BM25, plain BM25 (both over the
+// question's keywords, any of which may match) and semantic similarity of the
+// whole question. The turns right before and after the best fused hits then
+// get a share of their score, since an answer often sits next to the turn
+// that matches the question. It returns at most opts.Limit messages, best
+// first, with the fused score in Score.
+func Hybrid(ctx context.Context, tools *queryapi.Tools, question string, opts HybridOptions) ([]queryapi.Evidence, error) {
+	opts = opts.withDefaults()
+	w := opts.Weights
+	if strings.TrimSpace(question) == "" {
+		return nil, fmt.Errorf("%w: empty question", queryapi.ErrInvalidQuery)
+	}
+	f := newFusion()
+	if kw := KeywordQuery(question); kw != "" {
+		for _, r := range []struct {
+			contextual bool
+			weight     float64
+		}{{true, w.Contextual}, {false, w.Lexical}} {
+			if r.weight == 0 {
+				continue
+			}
+			page, err := tools.LexicalSearch(ctx, queryapi.LexicalParams{
+				QueryText: kw, Match: "any", Contextual: r.contextual, Filter: opts.Filter, PageSize: opts.Candidates,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("hybrid lexical (contextual=%t): %w", r.contextual, err)
+			}
+			f.add(page.Hits, r.weight, opts.XNorm)
+		}
+	}
+	if w.Semantic != 0 {
+		page, err := tools.SemanticSearch(ctx, queryapi.SemanticParams{
+			QueryText: question, Filter: opts.Filter, TopK: opts.Candidates,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("hybrid semantic: %w", err)
+		}
+		f.add(page.Hits, w.Semantic, opts.XNorm)
+	}
+	ranked := f.ranked()
+	if w.Neighbor != 0 && len(ranked) > 0 {
+		keep, err := filterFunc(opts.Filter)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range ranked[:min(opts.Expand, len(ranked))] {
+			nb, err := tools.Neighbors(ctx, queryapi.NeighborsParams{MessageID: e.MessageID, Before: max(1, opts.XSpan), After: max(1, opts.XSpan)})
+			if err != nil {
+				return nil, fmt.Errorf("hybrid neighbours of %q: %w", e.MessageID, err)
+			}
+			for _, n := range append(nb.Before, nb.After...) {
+				if keep(n) {
+					f.raise(n, w.Neighbor*e.Score, opts.XAdd)
+				}
+			}
+		}
+		ranked = f.ranked()
+	}
+	return ranked[:min(opts.Limit, len(ranked))], nil
+}
+
+// fusion accumulates weighted, normalised scores by message id.
+type fusion struct {
+	byID map[string]*queryapi.Evidence
+}
+
+func newFusion() *fusion { return &fusion{byID: make(map[string]*queryapi.Evidence)} }
+
+// add min-max normalises hits' scores and adds weight times each to the
+// fused score of its message. A ranking whose scores are all equal gives
+// every hit the full weight.
+func (f *fusion) add(hits []queryapi.Evidence, weight float64, mode string) {
+	if len(hits) == 0 {
+		return
+	}
+	lo, hi := hits[0].Score, hits[0].Score
+	for _, h := range hits {
+		lo, hi = min(lo, h.Score), max(hi, h.Score)
+	}
+	for rank, h := range hits {
+		norm := 1.0
+		switch mode {
+		case "max":
+			if hi > 0 {
+				norm = h.Score / hi
+			}
+		case "rrf":
+			norm = 60.0 / (60.0 + float64(rank))
+		case "rrf10":
+			norm = 10.0 / (10.0 + float64(rank))
+		default:
+			if hi > lo {
+				norm = (h.Score - lo) / (hi - lo)
+			}
+		}
+		e, ok := f.byID[h.MessageID]
+		if !ok {
+			c := h
+			c.Score = 0
+			e = &c
+			f.byID[h.MessageID] = e
+		}
+		e.Score += weight * norm
+	}
+}
+
+// raise lifts a message's fused score to at least score.
+func (f *fusion) raise(m queryapi.Evidence, score float64, add bool) {
+	e, ok := f.byID[m.MessageID]
+	if !ok {
+		c := m
+		c.Score = score
+		f.byID[m.MessageID] = &c
+		return
+	}
+	if add {
+		e.Score += score
+		return
+	}
+	e.Score = max(e.Score, score)
+}
+
+// ranked returns the messages by fused score, best first; ties go to the
+// earlier message, then the smaller id, so the order is total.
+func (f *fusion) ranked() []queryapi.Evidence {
+	out := make([]queryapi.Evidence, 0, len(f.byID))
+	for _, e := range f.byID {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b queryapi.Evidence) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.MessageID, b.MessageID)
+	})
+	return out
+}
+
+// filterFunc reports whether a neighbour lies inside f; the neighbours tool
+// takes no filter, so Hybrid applies it itself.
+func filterFunc(f queryapi.Filter) (func(queryapi.Evidence) bool, error) {
+	var since, until time.Time
+	var err error
+	if f.Since != "" {
+		if since, err = time.Parse(time.RFC3339Nano, f.Since); err != nil {
+			return nil, fmt.Errorf("%w: filter.since: %q is not an RFC 3339 time", queryapi.ErrInvalidQuery, f.Since)
+		}
+	}
+	if f.Until != "" {
+		if until, err = time.Parse(time.RFC3339Nano, f.Until); err != nil {
+			return nil, fmt.Errorf("%w: filter.until: %q is not an RFC 3339 time", queryapi.ErrInvalidQuery, f.Until)
+		}
+	}
+	return func(e queryapi.Evidence) bool {
+		switch {
+		case f.Role != "" && e.Role != f.Role,
+			f.ConversationID != "" && e.ConversationID != f.ConversationID,
+			f.GroupID != "" && e.GroupID != f.GroupID,
+			!since.IsZero() && e.CreatedAt.Before(since),
+			!until.IsZero() && !e.CreatedAt.Before(until):
+			return false
+		}
+		return true
+	}, nil
+}
+
+// KeywordQuery turns a natural-language question into the text of a
+// match-any lexical search: English stop words and question words go, a
+// possessive 's goes, and quotes go so that no phrase becomes required.
+// Chinese, Japanese and Korean runs are kept whole (the lexical index splits
+// them itself). It returns "" when no keyword is left.
+func KeywordQuery(question string) string {
+	var kept []string
+	word := func(w string) {
+		if w == "" {
+			return
+		}
+		lw := strings.ToLower(w)
+		lw = strings.TrimSuffix(lw, "'s")
+		if isStopWord(lw) || isStopWord(strings.ReplaceAll(lw, "'", "")) {
+			return
+		}
+		if strings.HasSuffix(strings.ToLower(w), "'s") {
+			w = w[:len(w)-2]
+		}
+		kept = append(kept, w)
+	}
+	var b strings.Builder
+	flush := func() {
+		word(strings.Trim(b.String(), "'"))
+		b.Reset()
+	}
+	for _, r := range question {
+		switch {
+		case r == '\'' || r == '’':
+			b.WriteRune('\'')
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
+			if isCJK(r) != isCJKRun(b.String()) {
+				flush()
+			}
+			b.WriteRune(r)
+		default:
+			flush()
+		}
+	}
+	flush()
+	return strings.Join(kept, " ")
+}
+
+func isCJK(r rune) bool {
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// isCJKRun reports whether the word being built is a CJK run ("" is not).
+func isCJKRun(s string) bool {
+	for _, r := range s {
+		return isCJK(r)
+	}
+	return false
+}
+
+// isStopWord reports whether the lowercased, apostrophe-free word w carries no
+// topic in a question: NLTK's English list, question words, chat fillers and
+// contraction fragments.
+func isStopWord(w string) bool {
+	switch w {
+	case "a", "about", "above", "after", "again", "against", "ain", "all", "also", "am", "an", "and",
+		"any", "are", "aren", "arent", "as", "at",
+		"be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
+		"can", "cant", "could", "couldn", "couldnt",
+		"d", "did", "didn", "didnt", "do", "does", "doesn", "doesnt", "doing", "don", "dont", "down", "during",
+		"each", "else", "ever",
+		"few", "for", "from", "further",
+		"had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself",
+		"hey", "hi", "him", "himself", "his", "how",
+		"i", "if", "im", "in", "into", "is", "isn", "isnt", "it", "its", "itself", "ive",
+		"just",
+		"ll",
+		"m", "me", "might", "more", "most", "must", "my", "myself",
+		"no", "nor", "not", "now",
+		"o", "of", "off", "oh", "ok", "okay", "on", "once", "only", "or", "other", "our", "ours",
+		"ourselves", "out", "over", "own",
+		"re",
+		"s", "same", "shall", "she", "should", "shouldn", "so", "some", "such",
+		"t", "than", "that", "thats", "the", "their", "theirs", "them", "themselves", "then", "there",
+		"these", "they", "this", "those", "through", "to", "too",
+		"under", "until", "up",
+		"ve", "very",
+		"was", "wasn", "we", "were", "weren", "what", "whats", "when", "where", "which",
+		"while", "who", "whom", "whose", "why", "will", "with", "would", "wouldn",
+		"y", "you", "your", "yours", "yourself", "yourselves":
+		return true
+	}
+	return false
+}

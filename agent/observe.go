@@ -1,0 +1,301 @@
+package agent
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// observation is what the Observe phase reads from a question.
+type observation struct {
+	zh         bool   // the question is mostly Chinese
+	intent     string // constraint, preference, background, promise, schedule, event
+	role       string // whose words count: user, assistant or any
+	signal     string // the time signal found, if any
+	window     timeWindow
+	phrases    []string // "quoted phrases"
+	names      []string // capitalised names and other anchors
+	keywords   string   // the question's content words, for BM25 with match=any
+	topics     []string // topic lexicons the question touches
+	expansions []string // other words of those topics
+	personal   bool     // the question is about the user themself
+}
+
+// observe classifies the question, extracts time signals, anchors and the
+// query rewriting the later rounds use.
+func (r *run) observe() observation {
+	p := r.skill.Params
+	q := r.question
+	lower := strings.ToLower(q)
+	o := observation{zh: cjkShare(q) >= 0.3}
+
+	// Intent: the intent with most lexicon hits, in intentOrder on ties.
+	best := 0
+	for _, name := range intentOrder {
+		in, ok := p.Intents[name]
+		if !ok {
+			continue
+		}
+		n := countHits(lower, in.Words())
+		if n > best {
+			best, o.intent, o.role = n, name, in.Role
+		}
+	}
+	o.personal = mentionsSelf(lower)
+	if o.intent == "" {
+		if o.personal {
+			o.intent, o.role = "background", "user"
+		} else {
+			o.intent, o.role = "event", "any"
+		}
+	}
+	switch r.rolePref {
+	case "user":
+		o.role = "user"
+	case "any":
+		o.role = "any"
+	}
+
+	// Time: the caller's window wins; else explicit dates; else signal words.
+	o.window = r.window
+	if !o.window.explicit {
+		if w, ok := explicitDates(q, r.now); ok {
+			o.window, o.signal = w, "date"
+		} else {
+			for _, ts := range p.TimeSignals {
+				if countHits(lower, ts.Words()) > 0 {
+					o.signal = ts.Name
+					o.window = timeWindow{since: r.now.AddDate(0, 0, -ts.Days), until: r.now.Add(time.Minute)}
+					break
+				}
+			}
+		}
+	}
+
+	o.phrases = quoted(q)
+	o.names = names(q)
+	o.keywords = KeywordQuery(q)
+	for _, name := range sortedKeys(p.Topics) {
+		lex := p.Topics[name]
+		if countHits(lower, lex.Words()) == 0 {
+			continue
+		}
+		o.topics = append(o.topics, name)
+		for _, w := range lex.Words() {
+			if !strings.Contains(lower, strings.ToLower(w)) && !slices.Contains(o.expansions, w) {
+				o.expansions = append(o.expansions, w)
+			}
+		}
+	}
+	return o
+}
+
+func cjkShare(s string) float64 {
+	var cjk, letters int
+	for _, r := range s {
+		switch {
+		case isCJK(r):
+			cjk++
+			letters++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	if letters == 0 {
+		return 0
+	}
+	// A CJK character carries about a word; weigh Latin letters as fifths.
+	return float64(cjk) / (float64(cjk) + float64(letters-cjk)/5)
+}
+
+// countHits counts the words of lex that occur in lower (already lowercased).
+// English words match on word boundaries; Chinese ones as substrings.
+func countHits(lower string, lex []string) int {
+	n := 0
+	for _, w := range lex {
+		if containsWord(lower, strings.ToLower(w)) {
+			n++
+		}
+	}
+	return n
+}
+
+// containsWord reports whether w occurs in s, on word boundaries when w
+// starts or ends with a Latin letter or digit.
+func containsWord(s, w string) bool {
+	if w == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(w)
+		if boundary(s, start, true, w) && boundary(s, end, false, w) {
+			return true
+		}
+		i = start + 1
+		if i >= len(s) {
+			return false
+		}
+	}
+}
+
+func boundary(s string, at int, before bool, w string) bool {
+	var edge rune
+	if before {
+		edge = []rune(w)[0]
+	} else {
+		rs := []rune(w)
+		edge = rs[len(rs)-1]
+	}
+	if !isWordRune(edge) || isCJK(edge) {
+		return true
+	}
+	if before {
+		if at == 0 {
+			return true
+		}
+		r := []rune(s[:at])
+		return !isWordRune(r[len(r)-1]) || isCJK(r[len(r)-1])
+	}
+	if at >= len(s) {
+		return true
+	}
+	r := []rune(s[at:])[0]
+	return !isWordRune(r) || isCJK(r)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
+
+var selfWords = []string{"我", "i", "me", "my", "mine", "myself", "i'm", "i've", "i'd"}
+
+func mentionsSelf(lower string) bool {
+	return countHits(lower, selfWords) > 0
+}
+
+var quotedRE = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|「([^」]+)」|『([^』]+)』|'([^']{2,})'`)
+
+func quoted(q string) []string {
+	var out []string
+	for _, m := range quotedRE.FindAllStringSubmatch(q, -1) {
+		for _, g := range m[1:] {
+			if g = strings.TrimSpace(g); g != "" {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// names returns capitalised words that do not start a sentence and are not
+// stop words: people, places, projects.
+func names(q string) []string {
+	var out []string
+	fields := strings.FieldsFunc(q, func(r rune) bool { return !isWordRune(r) && r != '-' })
+	for i, f := range fields {
+		rs := []rune(f)
+		if len(rs) < 2 || !unicode.IsUpper(rs[0]) || isStopWord(strings.ToLower(f)) {
+			continue
+		}
+		if i == 0 && !strings.HasPrefix(strings.TrimSpace(q), f) {
+			continue
+		}
+		if i == 0 && isQuestionWord(strings.ToLower(f)) {
+			continue
+		}
+		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "'")
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func isQuestionWord(w string) bool {
+	switch w {
+	case "what", "when", "where", "who", "whom", "which", "why", "how", "do", "does", "did", "is", "are", "was",
+		"were", "can", "could", "would", "should", "have", "has", "had", "will", "tell", "remember", "list":
+		return true
+	}
+	return false
+}
+
+var (
+	isoDateRE   = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
+	zhDateRE    = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
+	enMonthRE   = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?(?:,?\s+(\d{4}))?`)
+	monthByName = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+)
+
+// explicitDates finds a date or month named in the question and returns its
+// range: a day, or a month (the most recent one not after now when no year
+// is given).
+func explicitDates(q string, now time.Time) (timeWindow, bool) {
+	loc := now.Location()
+	day := func(y int, m time.Month, d int) timeWindow {
+		s := time.Date(y, m, d, 0, 0, 0, 0, loc)
+		return timeWindow{since: s.Add(-12 * time.Hour), until: s.Add(36 * time.Hour)}
+	}
+	month := func(y int, m time.Month) timeWindow {
+		s := time.Date(y, m, 1, 0, 0, 0, 0, loc)
+		return timeWindow{since: s.Add(-12 * time.Hour), until: s.AddDate(0, 1, 0).Add(12 * time.Hour)}
+	}
+	yearFor := func(y string, m time.Month) int {
+		if n, err := strconv.Atoi(y); err == nil && n > 1900 {
+			return n
+		}
+		if m > now.Month() {
+			return now.Year() - 1
+		}
+		return now.Year()
+	}
+	if m := isoDateRE.FindStringSubmatch(q); m != nil {
+		y, _ := strconv.Atoi(m[1])
+		mo, _ := strconv.Atoi(m[2])
+		d, _ := strconv.Atoi(m[3])
+		if mo >= 1 && mo <= 12 && d >= 1 && d <= 31 {
+			return day(y, time.Month(mo), d), true
+		}
+	}
+	if m := zhDateRE.FindStringSubmatch(q); m != nil {
+		mo, _ := strconv.Atoi(m[2])
+		if mo >= 1 && mo <= 12 {
+			y := yearFor(m[1], time.Month(mo))
+			if d, err := strconv.Atoi(m[3]); err == nil && d >= 1 && d <= 31 {
+				return day(y, time.Month(mo), d), true
+			}
+			return month(y, time.Month(mo)), true
+		}
+	}
+	if m := enMonthRE.FindStringSubmatch(q); m != nil {
+		name := strings.ToLower(m[1])
+		if len(name) > 3 && name != "sept" {
+			name = name[:3]
+		}
+		mo := monthByName[name]
+		// "may" alone is usually the verb.
+		if mo == time.May && m[2] == "" && m[3] == "" {
+			return timeWindow{}, false
+		}
+		y := yearFor(m[3], mo)
+		if d, err := strconv.Atoi(m[2]); err == nil && d >= 1 && d <= 31 {
+			return day(y, mo, d), true
+		}
+		return month(y, mo), true
+	}
+	return timeWindow{}, false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,272 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// offlineBrain runs the loop deterministically by the skill's rules.
+type offlineBrain struct {
+	skill *Skill
+}
+
+func (b *offlineBrain) name() string { return "offline" }
+
+// action is one search round the offline brain may run.
+type action struct {
+	name string
+	run  func(ctx context.Context) error
+}
+
+func (b *offlineBrain) recall(ctx context.Context, r *run) error {
+	p := b.skill.Params
+	o := r.observe()
+	r.window = o.window
+	r.role = o.role
+	if r.role == "any" {
+		r.role = ""
+	}
+	qterms := keyTerms(r.question, p.Markers["filler"])
+	r.step("observe", "", map[string]any{
+		"intent": o.intent, "role": cmpOr(o.role, "any"), "signal": o.signal, "phrases": o.phrases,
+		"names": o.names, "topics": o.topics, "keywords": o.keywords,
+	}, 0, fmt.Sprintf("intent %s; hypotheses: the user's own %s statements%s", o.intent, o.intent, windowText(o.window)))
+
+	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), names: lowerAll(o.names), phrases: o.phrases}
+	// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
+	hybrid := func(ctx context.Context, query string, f queryapi.Filter) error {
+		var rankings []weighted
+		if kw := KeywordQuery(query); kw != "" {
+			for _, c := range []struct {
+				contextual bool
+				w          float64
+			}{{true, p.Weights.Contextual}, {false, p.Weights.Lexical}} {
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: kw, Match: "any", Contextual: c.contextual, Filter: f, PageSize: p.Limits.Candidates})
+				if err != nil {
+					return err
+				}
+				rankings = append(rankings, weighted{page.Hits, c.w})
+			}
+		}
+		page, err := r.semantic(ctx, queryapi.SemanticParams{QueryText: query, Filter: f, TopK: p.Limits.Candidates})
+		if err != nil {
+			return err
+		}
+		rankings = append(rankings, weighted{page.Hits, p.Weights.Semantic})
+		r.remember(fuse(rankings...))
+		return nil
+	}
+	filter := func() queryapi.Filter { return r.window.filter(r.role) }
+
+	var plan []action
+	if o.intent == "schedule" && !r.window.since.IsZero() {
+		plan = append(plan, action{"list the window", func(ctx context.Context) error {
+			page, err := r.list(ctx, queryapi.ListParams{Since: filter().Since, Until: filter().Until, Role: r.role, PageSize: 50})
+			if err != nil {
+				return err
+			}
+			for i := range page.Hits {
+				page.Hits[i].Score = 0.5 // a listing is not a ranking
+			}
+			r.remember(page.Hits)
+			return nil
+		}})
+	}
+	plan = append(plan, action{"hybrid search", func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+	if len(o.phrases) > 0 || len(o.names) > 0 {
+		plan = append(plan, action{"exact anchors", func(ctx context.Context) error {
+			var rankings []weighted
+			for _, ph := range o.phrases {
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: filter(), PageSize: p.Limits.Candidates})
+				if err != nil {
+					return err
+				}
+				rankings = append(rankings, weighted{page.Hits, 1})
+			}
+			if len(o.names) > 0 {
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: filter(), PageSize: p.Limits.Candidates})
+				if err != nil {
+					return err
+				}
+				rankings = append(rankings, weighted{page.Hits, 0.8})
+			}
+			r.remember(fuse(rankings...))
+			return nil
+		}})
+	}
+	if len(o.expansions) > 0 {
+		plan = append(plan, action{"rewrite with topic words", func(ctx context.Context) error {
+			query := strings.TrimSpace(o.keywords + " " + strings.Join(o.expansions, " "))
+			page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: query, Match: "any", Filter: filter(), PageSize: p.Limits.Candidates})
+			if err != nil {
+				return err
+			}
+			r.remember(fuse(weighted{page.Hits, 0.8}))
+			return nil
+		}})
+	}
+
+	stop := ""
+	widened, droppedRole := false, false
+	for i := 0; stop == ""; i++ {
+		if r.rounds >= r.maxRounds {
+			stop = StopBudget
+			break
+		}
+		if i >= len(plan) {
+			// Coverage: widen the window, then drop the role filter, once each.
+			switch {
+			case r.supported(rel, o) == 0 && !widened && !r.window.explicit && !r.window.since.IsZero():
+				widened = true
+				r.window = timeWindow{}
+				r.note("nothing in the %s window; searched all time", cmpOr(o.signal, "asked"))
+				plan = append(plan, action{"widen the window", func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+			case r.supported(rel, o) == 0 && !droppedRole && r.role == "user" && r.rolePref != "user":
+				droppedRole = true
+				r.role = ""
+				r.note("nothing in the user's own words; read all roles")
+				plan = append(plan, action{"drop the role filter", func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+			default:
+				if r.supported(rel, o) == 0 {
+					stop = StopNoEvidence
+				} else {
+					stop = StopLowGain
+				}
+				continue
+			}
+		}
+		act := plan[i]
+		before := r.supported(rel, o)
+		r.rounds++
+		if err := act.run(ctx); err != nil {
+			if errors.Is(err, errToolBudget) || ctx.Err() != nil {
+				stop = StopBudget
+				r.note("search stopped early: %s", budgetText(err, ctx))
+				break
+			}
+			return err
+		}
+		after := r.supported(rel, o)
+		r.step("reflect", "", nil, after, fmt.Sprintf("%s: %d supported hits (+%d)", act.name, after, after-before))
+		switch {
+		case after >= p.Stop.Enough && i >= 1:
+			stop = StopEnough
+		case i >= 1 && after > 0 && after-before < p.Stop.MinNew && i+1 >= len(plan):
+			stop = StopLowGain
+		}
+	}
+
+	// Anchors: fetch the neighbours of the best supported hits before
+	// trusting them; a reply like "开玩笑的" changes what a message means.
+	if stop != StopNoEvidence {
+		for _, c := range r.best(rel, o, p.Limits.MaxAnchors) {
+			if ctx.Err() != nil {
+				r.note("neighbours not fetched: the time budget ran out")
+				break
+			}
+			if _, err := r.neighbors(ctx, queryapi.NeighborsParams{MessageID: c.ev.MessageID, Before: p.Limits.Neighbors, After: p.Limits.Neighbors}); err != nil {
+				if errors.Is(err, errToolBudget) || ctx.Err() != nil {
+					break
+				}
+				return err
+			}
+		}
+	}
+	r.draft = r.synthesize(rel, o, stop)
+	return nil
+}
+
+func budgetText(err error, ctx context.Context) string {
+	if errors.Is(err, errToolBudget) {
+		return "tool call budget spent"
+	}
+	return "time budget spent"
+}
+
+func windowText(w timeWindow) string {
+	if w.since.IsZero() && w.until.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(" between %s and %s", fmtDay(w.since), fmtDay(w.until))
+}
+
+func fmtDay(t time.Time) string {
+	if t.IsZero() {
+		return "…"
+	}
+	return t.Format("2006-01-02")
+}
+
+// weighted is a ranking with its share in the fusion.
+type weighted struct {
+	hits   []queryapi.Evidence
+	weight float64
+}
+
+// fuse combines rankings by weighted min-max score fusion.
+func fuse(rankings ...weighted) []queryapi.Evidence {
+	f := newFusion()
+	for _, r := range rankings {
+		f.add(r.hits, r.weight, "")
+	}
+	return f.ranked()
+}
+
+// supported counts the candidates the relevance rules accept.
+func (r *run) supported(rel relevance, o observation) int {
+	return len(r.best(rel, o, 1<<30))
+}
+
+// best returns up to n supported candidates, best first.
+func (r *run) best(rel relevance, o observation, n int) []*candidate {
+	top := 0.0
+	for _, c := range r.seen {
+		top = max(top, c.score)
+	}
+	var out []*candidate
+	for _, c := range r.seen {
+		if !r.inScope(c) {
+			continue
+		}
+		if c.score < r.skill.Params.Stop.Relevance*top {
+			continue
+		}
+		if rel.overlap(c.ev) < r.skill.Params.Stop.MinOverlap {
+			continue
+		}
+		out = append(out, c)
+	}
+	// Rank by fused score and term overlap together: a direct match of the
+	// question's words outranks a hit that only scored on one ranking.
+	rank := func(c *candidate) float64 { return c.score/max(top, 1e-9) + rel.overlap(c.ev) }
+	slices.SortFunc(out, func(a, b *candidate) int {
+		if c := cmp.Compare(rank(b), rank(a)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ev.MessageID, b.ev.MessageID)
+	})
+	return out[:min(n, len(out))]
+}
+
+// inScope reports whether a candidate lies inside the run's current window
+// and role (hits of earlier, wider rounds stay remembered but out of scope).
+func (r *run) inScope(c *candidate) bool {
+	e := c.ev
+	if r.role != "" && e.Role != r.role {
+		return false
+	}
+	if !r.window.since.IsZero() && e.CreatedAt.Before(r.window.since) {
+		return false
+	}
+	if !r.window.until.IsZero() && !e.CreatedAt.Before(r.window.until) {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,299 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// Request is a recall question. The user is not part of it: Recall takes
+// the user from the trusted request context.
+type Request struct {
+	Question string         `json:"question"`
+	Context  RequestContext `json:"context"`
+	Options  Options        `json:"options"`
+}
+
+// RequestContext narrows and anchors the question.
+type RequestContext struct {
+	TimeRange *TimeRange `json:"time_range,omitempty"`
+	// RolePref is "user" (only the user's own words) or "any".
+	RolePref string `json:"role_pref,omitempty"`
+	// Now is the clock for relative times (RFC 3339); empty means the time of the call.
+	Now string `json:"now,omitempty"`
+}
+
+// TimeRange is a window of RFC 3339 times; Since inclusive, Until exclusive.
+type TimeRange struct {
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// Options bound the work of one recall.
+type Options struct {
+	MaxRounds int  `json:"max_rounds,omitempty"`
+	BudgetMS  int  `json:"budget_ms,omitempty"`
+	Trace     bool `json:"trace,omitempty"`
+}
+
+// Response is the evidence-backed memory view.
+type Response struct {
+	MemoryView MemoryView    `json:"memory_view"`
+	Answer     string        `json:"answer"`
+	Evidence   []EvidenceRef `json:"evidence"`
+	Conflicts  []Conflict    `json:"conflicts"`
+	Limits     Limits        `json:"limits"`
+	Trace      []TraceStep   `json:"trace,omitempty"`
+}
+
+// MemoryView groups what the evidence supports.
+type MemoryView struct {
+	Preferences []Item `json:"preferences"`
+	Profile     []Item `json:"profile"`
+	Constraints []Item `json:"constraints"`
+}
+
+// Item is one conclusion with the messages that support it.
+type Item struct {
+	Statement   string   `json:"statement"`
+	EvidenceIDs []string `json:"evidence_ids"`
+	// Status is current, changed (superseded by a later statement) or uncertain.
+	Status string `json:"status"`
+	// AsOf is the time of the newest supporting message.
+	AsOf time.Time `json:"as_of"`
+}
+
+// Item statuses.
+const (
+	StatusCurrent   = "current"
+	StatusChanged   = "changed"
+	StatusUncertain = "uncertain"
+)
+
+// EvidenceRef is a cited message, verbatim (possibly cut, never rewritten).
+type EvidenceRef struct {
+	MessageID      string        `json:"message_id"`
+	Role           string        `json:"role"`
+	Content        string        `json:"content"`
+	Cut            bool          `json:"cut,omitempty"`
+	CreatedAt      time.Time     `json:"created_at"`
+	ConversationID string        `json:"conversation_id"`
+	SenderName     string        `json:"sender_name,omitempty"`
+	Context        []EvidenceRef `json:"context,omitempty"`
+}
+
+// Conflict records two sides that disagree and how they were settled.
+type Conflict struct {
+	Topic      string   `json:"topic"`
+	Kept       []string `json:"kept"`
+	Superseded []string `json:"superseded"`
+	// Reason is time_change, context, source or unresolved.
+	Reason string `json:"reason"`
+}
+
+// Limits state what the answer rests on.
+type Limits struct {
+	TimeRange          TimeRange `json:"time_range"`
+	Role               string    `json:"role"`
+	MessagesConsidered int       `json:"messages_considered"`
+	ToolsCalled        int       `json:"tools_called"`
+	Rounds             int       `json:"rounds"`
+	StopReason         string    `json:"stop_reason"`
+	Brain              string    `json:"brain"`
+	Notes              []string  `json:"notes"`
+}
+
+// Stop reasons.
+const (
+	StopEnough     = "enough_evidence"
+	StopLowGain    = "low_marginal_gain"
+	StopNoise      = "noise"
+	StopBudget     = "budget"
+	StopNoEvidence = "no_evidence"
+)
+
+// TraceStep is one step of the loop, returned when Options.Trace is set.
+type TraceStep struct {
+	Round     int    `json:"round"`
+	Phase     string `json:"phase"` // observe, decide, reflect
+	Tool      string `json:"tool,omitempty"`
+	Arguments any    `json:"arguments,omitempty"`
+	Hits      int    `json:"hits"`
+	Decision  string `json:"decision"`
+}
+
+// ErrInvalidRequest is a recall request that fails validation.
+var ErrInvalidRequest = errors.New("agent: invalid request")
+
+// MaxQuestionRunes bounds a question.
+const MaxQuestionRunes = 1000
+
+// brain decides what to search and what the evidence says. The offline
+// brain follows the skill's rules; the LLM brain asks a model.
+type brain interface {
+	name() string
+	recall(ctx context.Context, run *run) error
+}
+
+// Agent answers recall questions over the user-bound query tools.
+type Agent struct {
+	tools   *queryapi.Service
+	skill   *Skill
+	llm     brain // nil: offline only
+	offline *offlineBrain
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// Option configures an Agent.
+type Option func(*Agent)
+
+// WithLogger sets the logger.
+func WithLogger(l *slog.Logger) Option {
+	return func(a *Agent) { a.log = l.With("component", "agent") }
+}
+
+// WithClock sets the clock used when a request gives no "now".
+func WithClock(now func() time.Time) Option { return func(a *Agent) { a.now = now } }
+
+// New returns an Agent over tools following skill, offline unless an LLM
+// brain is added with WithLLM.
+func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
+	a := &Agent{tools: tools, skill: skill, log: slog.New(slog.DiscardHandler), now: time.Now}
+	for _, o := range opts {
+		o(a)
+	}
+	a.offline = &offlineBrain{skill: skill}
+	return a
+}
+
+// Brain names the brain that answers by default: "offline" or "llm:<model>".
+func (a *Agent) Brain() string {
+	if a.llm != nil {
+		return a.llm.name()
+	}
+	return a.offline.name()
+}
+
+// Recall answers req for user. The user comes from the trusted request
+// context and binds every tool call; nothing in req can change it.
+func (a *Agent) Recall(ctx context.Context, user string, req Request) (*Response, error) {
+	r, err := a.newRun(user, req)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.budget)
+	defer cancel()
+	if a.llm != nil {
+		err := a.llm.recall(ctx, r)
+		if err == nil {
+			return r.finish(ctx, a.llm.name())
+		}
+		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+			return nil, ctx.Err()
+		}
+		a.log.Warn("llm brain failed; answering offline", "err", err)
+		note := fmt.Sprintf("the language model failed (%s); answered by the offline brain", shortError(err))
+		r2, err2 := a.newRun(user, req)
+		if err2 != nil {
+			return nil, err2
+		}
+		r2.notes = append(r2.notes, note)
+		r2.toolsCalled = r.toolsCalled
+		// The fallback gets its own budget: the model may have spent the first.
+		octx, ocancel := context.WithTimeout(context.WithoutCancel(ctx), r2.budget)
+		defer ocancel()
+		r = r2
+		ctx = octx
+	}
+	if err := a.offline.recall(ctx, r); err != nil {
+		return nil, err
+	}
+	return r.finish(ctx, a.offline.name())
+}
+
+func shortError(err error) string {
+	s := err.Error()
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
+
+// newRun validates req and prepares the state of one recall.
+func (a *Agent) newRun(user string, req Request) (*run, error) {
+	q := strings.TrimSpace(req.Question)
+	switch {
+	case q == "":
+		return nil, fmt.Errorf("%w: question is required", ErrInvalidRequest)
+	case !utf8.ValidString(q):
+		return nil, fmt.Errorf("%w: question is not valid UTF-8", ErrInvalidRequest)
+	case utf8.RuneCountInString(q) > MaxQuestionRunes:
+		return nil, fmt.Errorf("%w: question is longer than %d characters", ErrInvalidRequest, MaxQuestionRunes)
+	}
+	tools, err := a.tools.Bind(user)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	p := a.skill.Params
+	now := a.now()
+	if req.Context.Now != "" {
+		if now, err = time.Parse(time.RFC3339Nano, req.Context.Now); err != nil {
+			return nil, fmt.Errorf("%w: context.now %q is not an RFC 3339 time", ErrInvalidRequest, req.Context.Now)
+		}
+	}
+	var window timeWindow
+	if tr := req.Context.TimeRange; tr != nil {
+		if window.since, err = parseOptTime("context.time_range.since", tr.Since); err != nil {
+			return nil, err
+		}
+		if window.until, err = parseOptTime("context.time_range.until", tr.Until); err != nil {
+			return nil, err
+		}
+		if !window.since.IsZero() && !window.until.IsZero() && !window.since.Before(window.until) {
+			return nil, fmt.Errorf("%w: context.time_range.since must be before until", ErrInvalidRequest)
+		}
+		window.explicit = true
+	}
+	switch req.Context.RolePref {
+	case "", "user", "any":
+	default:
+		return nil, fmt.Errorf("%w: context.role_pref must be user or any", ErrInvalidRequest)
+	}
+	maxRounds := p.Limits.MaxRounds
+	if o := req.Options.MaxRounds; o != 0 {
+		if o < 1 || o > 20 {
+			return nil, fmt.Errorf("%w: options.max_rounds must be between 1 and 20", ErrInvalidRequest)
+		}
+		maxRounds = o
+	}
+	budget := time.Duration(p.Limits.BudgetMS) * time.Millisecond
+	if o := req.Options.BudgetMS; o != 0 {
+		if o < 10 || o > 120000 {
+			return nil, fmt.Errorf("%w: options.budget_ms must be between 10 and 120000", ErrInvalidRequest)
+		}
+		budget = time.Duration(o) * time.Millisecond
+	}
+	return &run{
+		tools: tools, skill: a.skill, question: q, now: now, window: window, rolePref: req.Context.RolePref,
+		maxRounds: maxRounds, budget: budget, trace: req.Options.Trace, started: time.Now(),
+		seen: map[string]*candidate{},
+	}, nil
+}
+
+func parseOptTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return t, fmt.Errorf("%w: %s %q is not an RFC 3339 time", ErrInvalidRequest, name, v)
+	}
+	return t, nil
+}

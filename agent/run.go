@@ -1,0 +1,348 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// timeWindow is the part of the history a recall searches.
+type timeWindow struct {
+	since, until time.Time
+	explicit     bool // given by the caller, never widened
+}
+
+func (w timeWindow) filter(role string) queryapi.Filter {
+	f := queryapi.Filter{}
+	if role != "" && role != "any" {
+		f.Role = role
+	}
+	if !w.since.IsZero() {
+		f.Since = w.since.Format(time.RFC3339Nano)
+	}
+	if !w.until.IsZero() {
+		f.Until = w.until.Format(time.RFC3339Nano)
+	}
+	return f
+}
+
+// candidate is a message a tool returned during the run.
+type candidate struct {
+	ev      queryapi.Evidence
+	score   float64 // best fused score seen
+	round   int     // first round that found it
+	context []queryapi.Evidence
+	flags   contextFlags
+}
+
+// draft is what a brain concludes; finish verifies it.
+type draft struct {
+	view       MemoryView
+	answer     string
+	cited      []string // evidence ids in citation order
+	conflicts  []Conflict
+	stopReason string
+}
+
+// run is the state of one recall: the bound tools, the budget and everything
+// the tools returned.
+type run struct {
+	tools     *queryapi.Tools
+	skill     *Skill
+	question  string
+	now       time.Time
+	window    timeWindow
+	rolePref  string
+	role      string // the role filter in force ("" = any)
+	maxRounds int
+	budget    time.Duration
+	started   time.Time
+	trace     bool
+
+	rounds      int
+	toolsCalled int
+	considered  int
+	seen        map[string]*candidate
+	steps       []TraceStep
+	notes       []string
+	draft       draft
+}
+
+func (r *run) step(phase, tool string, args any, hits int, decision string) {
+	if !r.trace {
+		return
+	}
+	r.steps = append(r.steps, TraceStep{Round: r.rounds, Phase: phase, Tool: tool, Arguments: args, Hits: hits, Decision: decision})
+}
+
+func (r *run) note(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	if !slices.Contains(r.notes, n) {
+		r.notes = append(r.notes, n)
+	}
+}
+
+// errToolBudget stops a brain that has used up its tool calls.
+var errToolBudget = errors.New("agent: tool call budget spent")
+
+func (r *run) callBudget() error {
+	if r.toolsCalled >= r.skill.Params.Limits.MaxToolCalls {
+		return errToolBudget
+	}
+	r.toolsCalled++
+	return nil
+}
+
+func (r *run) list(ctx context.Context, p queryapi.ListParams) (queryapi.Page, error) {
+	if err := r.callBudget(); err != nil {
+		return queryapi.Page{}, err
+	}
+	page, err := r.tools.MessagesList(ctx, p)
+	if err == nil {
+		r.considered = max(r.considered, page.Considered)
+	}
+	r.step("decide", "messages_list", p, len(page.Hits), "")
+	return page, err
+}
+
+func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.Page, error) {
+	if err := r.callBudget(); err != nil {
+		return queryapi.Page{}, err
+	}
+	page, err := r.tools.LexicalSearch(ctx, p)
+	if err == nil {
+		r.considered = max(r.considered, page.Considered)
+	}
+	r.step("decide", "lexical_search", p, len(page.Hits), "")
+	return page, err
+}
+
+func (r *run) semantic(ctx context.Context, p queryapi.SemanticParams) (queryapi.Page, error) {
+	if err := r.callBudget(); err != nil {
+		return queryapi.Page{}, err
+	}
+	page, err := r.tools.SemanticSearch(ctx, p)
+	if err == nil {
+		r.considered = max(r.considered, page.Considered)
+	}
+	r.step("decide", "semantic_search", p, len(page.Hits), "")
+	return page, err
+}
+
+func (r *run) neighbors(ctx context.Context, p queryapi.NeighborsParams) (queryapi.NeighborsResult, error) {
+	if err := r.callBudget(); err != nil {
+		return queryapi.NeighborsResult{}, err
+	}
+	res, err := r.tools.Neighbors(ctx, p)
+	r.step("decide", "neighbors", p, len(res.Before)+len(res.After), "")
+	if err == nil {
+		if c, ok := r.seen[res.Anchor.MessageID]; ok {
+			c.context = append(slices.Clone(res.Before), res.After...)
+		}
+	}
+	return res, err
+}
+
+// remember records hits under their ids, keeping the best fused score.
+func (r *run) remember(hits []queryapi.Evidence) (fresh int) {
+	for _, h := range hits {
+		if c, ok := r.seen[h.MessageID]; ok {
+			c.score = max(c.score, h.Score)
+			continue
+		}
+		r.seen[h.MessageID] = &candidate{ev: h, score: h.Score, round: r.rounds}
+		fresh++
+	}
+	return fresh
+}
+
+// finish verifies the draft and builds the response.
+func (r *run) finish(ctx context.Context, brain string) (*Response, error) {
+	d := r.draft
+	verified, err := r.verify(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	resp := &Response{
+		MemoryView: verified.view,
+		Answer:     verified.answer,
+		Conflicts:  verified.conflicts,
+		Evidence:   []EvidenceRef{},
+		Limits: Limits{
+			Role:               cmpOr(r.role, "any"),
+			MessagesConsidered: r.considered,
+			ToolsCalled:        r.toolsCalled,
+			Rounds:             r.rounds,
+			StopReason:         verified.stopReason,
+			Brain:              brain,
+			Notes:              r.notes,
+		},
+		Trace: r.steps,
+	}
+	if !r.window.since.IsZero() {
+		resp.Limits.TimeRange.Since = r.window.since.Format(time.RFC3339)
+	}
+	if !r.window.until.IsZero() {
+		resp.Limits.TimeRange.Until = r.window.until.Format(time.RFC3339)
+	}
+	limit := r.skill.Params.Limits.EvidenceChars
+	for _, id := range verified.cited {
+		c := r.seen[id]
+		ref := evidenceRef(c.ev, limit)
+		for _, n := range c.context {
+			ref.Context = append(ref.Context, evidenceRef(n, limit))
+		}
+		resp.Evidence = append(resp.Evidence, ref)
+	}
+	if resp.Conflicts == nil {
+		resp.Conflicts = []Conflict{}
+	}
+	if resp.Limits.Notes == nil {
+		resp.Limits.Notes = []string{}
+	}
+	for _, s := range []*[]Item{&resp.MemoryView.Preferences, &resp.MemoryView.Profile, &resp.MemoryView.Constraints} {
+		if *s == nil {
+			*s = []Item{}
+		}
+	}
+	return resp, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// evidenceRef quotes a message verbatim, cut at limit runes (marked).
+func evidenceRef(e queryapi.Evidence, limit int) EvidenceRef {
+	ref := EvidenceRef{MessageID: e.MessageID, Role: e.Role, Content: e.Content, CreatedAt: e.CreatedAt,
+		ConversationID: e.ConversationID, SenderName: e.SenderName}
+	if utf8.RuneCountInString(e.Content) > limit {
+		ref.Content = string([]rune(e.Content)[:limit])
+		ref.Cut = true
+	}
+	return ref
+}
+
+// verify is the evidence verifier both brains' answers pass through: every
+// cited id must exist for this user with the text the run saw, every item
+// needs at least one valid id. Anything failing is dropped and noted.
+func (r *run) verify(ctx context.Context, d draft) (draft, error) {
+	valid := map[string]bool{}
+	check := func(id string) bool {
+		if ok, done := valid[id]; done {
+			return ok
+		}
+		c, seen := r.seen[id]
+		ok := false
+		if seen {
+			res, err := r.tools.Neighbors(ctx, queryapi.NeighborsParams{MessageID: id})
+			ok = err == nil && res.Anchor.Content == c.ev.Content
+		}
+		if !ok {
+			r.note("dropped citation %q: not a message of this user that a tool returned", truncate(id, 40))
+		}
+		valid[id] = ok
+		return ok
+	}
+	out := draft{answer: d.answer, stopReason: d.stopReason}
+	cited := map[string]bool{}
+	cite := func(id string) {
+		if !cited[id] {
+			cited[id] = true
+			out.cited = append(out.cited, id)
+		}
+	}
+	section := func(items []Item) []Item {
+		var kept []Item
+		for _, it := range items {
+			var ids []string
+			for _, id := range it.EvidenceIDs {
+				if check(id) && !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
+			}
+			if len(ids) == 0 || strings.TrimSpace(it.Statement) == "" {
+				r.note("dropped an item without valid evidence: %q", truncate(it.Statement, 60))
+				continue
+			}
+			it.EvidenceIDs = ids
+			switch it.Status {
+			case StatusCurrent, StatusChanged, StatusUncertain:
+			default:
+				it.Status = StatusUncertain
+			}
+			var asOf time.Time
+			for _, id := range ids {
+				cite(id)
+				if t := r.seen[id].ev.CreatedAt; t.After(asOf) {
+					asOf = t
+				}
+			}
+			it.AsOf = asOf
+			kept = append(kept, it)
+		}
+		return kept
+	}
+	out.view.Preferences = section(d.view.Preferences)
+	out.view.Profile = section(d.view.Profile)
+	out.view.Constraints = section(d.view.Constraints)
+	for _, c := range d.conflicts {
+		var kept, sup []string
+		for _, id := range c.Kept {
+			if check(id) {
+				kept = append(kept, id)
+				cite(id)
+			}
+		}
+		for _, id := range c.Superseded {
+			if check(id) {
+				sup = append(sup, id)
+				cite(id)
+			}
+		}
+		if len(kept)+len(sup) == 0 {
+			continue
+		}
+		if kept == nil {
+			kept = []string{}
+		}
+		if sup == nil {
+			sup = []string{}
+		}
+		out.conflicts = append(out.conflicts, Conflict{Topic: c.Topic, Kept: kept, Superseded: sup, Reason: c.Reason})
+	}
+	// Other citations fill the evidence up to its limit; item and
+	// conflict evidence is always kept.
+	for _, id := range d.cited {
+		if len(out.cited) >= r.skill.Params.Limits.MaxEvidence {
+			break
+		}
+		if check(id) {
+			cite(id)
+		}
+	}
+	if len(out.cited) == 0 {
+		out.stopReason = StopNoEvidence
+		out.view = MemoryView{}
+		if strings.TrimSpace(out.answer) == "" || d.stopReason != StopNoEvidence {
+			out.answer = noEvidenceAnswer(r.question)
+		}
+	}
+	return out, nil
+}
+
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
+}

@@ -1,0 +1,198 @@
+package agent
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Skill is a loaded retrieval skill: the SKILL.md instructions (the LLM
+// brain's system prompt) and the parameters the offline brain follows.
+type Skill struct {
+	Name        string
+	Description string
+	// Body is SKILL.md after the front matter.
+	Body   string
+	Params Params
+}
+
+// Params are a skill's tunable defaults (params.yaml).
+type Params struct {
+	Version     int                `yaml:"version"`
+	Limits      RunLimits          `yaml:"limits"`
+	Stop        StopRules          `yaml:"stop"`
+	Weights     Weights            `yaml:"weights"`
+	TimeSignals []TimeSignal       `yaml:"time_signals"`
+	Intents     map[string]Intent  `yaml:"intents"`
+	Topics      map[string]Lexicon `yaml:"topics"`
+	Markers     map[string]Lexicon `yaml:"markers"`
+}
+
+// RunLimits bound one recall.
+type RunLimits struct {
+	MaxRounds     int `yaml:"max_rounds"`
+	BudgetMS      int `yaml:"budget_ms"`
+	MaxToolCalls  int `yaml:"max_tool_calls"`
+	Candidates    int `yaml:"candidates"`
+	MaxEvidence   int `yaml:"max_evidence"`
+	MaxItems      int `yaml:"max_items"`
+	Neighbors     int `yaml:"neighbors"`
+	MaxAnchors    int `yaml:"max_anchors"`
+	EvidenceChars int `yaml:"evidence_chars"`
+}
+
+// StopRules decide relevance and when searching stops.
+type StopRules struct {
+	Relevance  float64 `yaml:"relevance"`
+	MinOverlap float64 `yaml:"min_overlap"`
+	MinNew     int     `yaml:"min_new"`
+	Enough     int     `yaml:"enough"`
+}
+
+// TimeSignal maps words of a question to a window of Days back from now.
+type TimeSignal struct {
+	Name string `yaml:"name"`
+	Days int    `yaml:"days"`
+	Lexicon `yaml:",inline"`
+}
+
+// Intent is a kind of question: the role whose words count and its words.
+type Intent struct {
+	Role string `yaml:"role"`
+	Lexicon `yaml:",inline"`
+}
+
+// Lexicon is a bilingual word list.
+type Lexicon struct {
+	ZH []string `yaml:"zh"`
+	EN []string `yaml:"en"`
+}
+
+// Words returns the Chinese and English words together.
+func (l Lexicon) Words() []string { return append(append([]string(nil), l.ZH...), l.EN...) }
+
+// intentOrder is the order in which intents are tried and reported.
+var intentOrder = []string{"constraint", "preference", "background", "promise", "schedule", "event"}
+
+type frontMatter struct {
+	Name        string            `yaml:"name"`
+	Description string            `yaml:"description"`
+	License     string            `yaml:"license"`
+	Metadata    map[string]string `yaml:"metadata"`
+}
+
+var skillName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// ErrInvalidSkill reports a skill folder that does not follow the format.
+var ErrInvalidSkill = errors.New("agent: invalid skill")
+
+// LoadSkill reads and validates the skill in folder dir of fsys: SKILL.md
+// with front matter (name matching the folder, description) and the
+// parameters file the front matter names (default params.yaml).
+func LoadSkill(fsys fs.FS, dir string) (*Skill, error) {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w %s: %s", ErrInvalidSkill, dir, fmt.Sprintf(format, args...))
+	}
+	raw, err := fs.ReadFile(fsys, path.Join(dir, "SKILL.md"))
+	if err != nil {
+		return nil, bad("read SKILL.md: %v", err)
+	}
+	fmText, body, ok := splitFrontMatter(raw)
+	if !ok {
+		return nil, bad("SKILL.md must start with YAML front matter between --- lines")
+	}
+	var fm frontMatter
+	dec := yaml.NewDecoder(bytes.NewReader(fmText))
+	dec.KnownFields(true)
+	if err := dec.Decode(&fm); err != nil {
+		return nil, bad("front matter: %v", err)
+	}
+	switch {
+	case !skillName.MatchString(fm.Name) || len(fm.Name) > 64:
+		return nil, bad("name %q must be lowercase letters, digits and hyphens (≤ 64)", fm.Name)
+	case fm.Name != path.Base(dir):
+		return nil, bad("name %q must equal the folder name %q", fm.Name, path.Base(dir))
+	case strings.TrimSpace(fm.Description) == "" || len(fm.Description) > 1024:
+		return nil, bad("description is required (≤ 1024 characters)")
+	case strings.TrimSpace(string(body)) == "":
+		return nil, bad("SKILL.md has no instructions after the front matter")
+	}
+	paramsFile := "params.yaml"
+	if p := fm.Metadata["params"]; p != "" {
+		paramsFile = p
+	}
+	praw, err := fs.ReadFile(fsys, path.Join(dir, paramsFile))
+	if err != nil {
+		return nil, bad("read %s: %v", paramsFile, err)
+	}
+	var p Params
+	pdec := yaml.NewDecoder(bytes.NewReader(praw))
+	pdec.KnownFields(true)
+	if err := pdec.Decode(&p); err != nil {
+		return nil, bad("%s: %v", paramsFile, err)
+	}
+	if err := p.validate(); err != nil {
+		return nil, bad("%s: %v", paramsFile, err)
+	}
+	return &Skill{Name: fm.Name, Description: strings.TrimSpace(fm.Description), Body: strings.TrimSpace(string(body)), Params: p}, nil
+}
+
+func splitFrontMatter(b []byte) (fm, body []byte, ok bool) {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	rest, found := bytes.CutPrefix(b, []byte("---\n"))
+	if !found {
+		return nil, nil, false
+	}
+	i := bytes.Index(rest, []byte("\n---\n"))
+	if i < 0 {
+		return nil, nil, false
+	}
+	return rest[:i], rest[i+5:], true
+}
+
+func (p Params) validate() error {
+	var errs []error
+	l := p.Limits
+	for name, v := range map[string]int{
+		"limits.max_rounds": l.MaxRounds, "limits.budget_ms": l.BudgetMS, "limits.max_tool_calls": l.MaxToolCalls,
+		"limits.candidates": l.Candidates, "limits.max_evidence": l.MaxEvidence, "limits.max_items": l.MaxItems,
+		"limits.max_anchors": l.MaxAnchors, "limits.evidence_chars": l.EvidenceChars,
+	} {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive", name))
+		}
+	}
+	if l.Candidates > 100 {
+		errs = append(errs, errors.New("limits.candidates must be at most 100"))
+	}
+	if l.Neighbors < 0 || l.Neighbors > 50 {
+		errs = append(errs, errors.New("limits.neighbors must be between 0 and 50"))
+	}
+	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 {
+		errs = append(errs, errors.New("stop.relevance must be in (0, 1] and stop.min_overlap in [0, 1]"))
+	}
+	if p.Weights.Contextual < 0 || p.Weights.Lexical < 0 || p.Weights.Semantic < 0 || p.Weights.Neighbor < 0 ||
+		p.Weights.Contextual+p.Weights.Lexical+p.Weights.Semantic == 0 {
+		errs = append(errs, errors.New("weights must be non-negative and not all zero"))
+	}
+	for i, ts := range p.TimeSignals {
+		if ts.Name == "" || ts.Days <= 0 || len(ts.Words()) == 0 {
+			errs = append(errs, fmt.Errorf("time_signals[%d] needs a name, positive days and words", i))
+		}
+	}
+	if len(p.Intents) == 0 {
+		errs = append(errs, errors.New("intents is empty"))
+	}
+	for name, in := range p.Intents {
+		if in.Role != "user" && in.Role != "assistant" && in.Role != "any" {
+			errs = append(errs, fmt.Errorf("intents.%s.role %q: want user, assistant or any", name, in.Role))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,450 @@
+package agent
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// stopChars carry no topic in a Chinese question.
+const stopChars = "的了是我你他她它在有和就不也都吗呢吧啊么什怎这那个们呀哦嗯还又被把给跟与及或很太更最"
+
+// keyTerms returns the question's content terms: English words (stop words
+// and fillers dropped, lightly stemmed) and Chinese bigrams of the runs left
+// after fillers and function characters are removed.
+func keyTerms(question string, filler Lexicon) []string {
+	lower := strings.ToLower(question)
+	for _, f := range filler.ZH {
+		lower = strings.ReplaceAll(lower, f, " ")
+	}
+	fillerEN := map[string]bool{}
+	for _, f := range filler.EN {
+		fillerEN[strings.ToLower(f)] = true
+	}
+	var out []string
+	add := func(t string) {
+		if t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) {
+		w = strings.Trim(w, "'")
+		w = strings.TrimSuffix(w, "'s")
+		if len(w) < 2 || isStopWord(w) || isStopWord(strings.ReplaceAll(w, "'", "")) || fillerEN[w] || isQuestionWord(w) {
+			continue
+		}
+		add(stem(w))
+	}
+	var seg []rune
+	flush := func() {
+		switch {
+		case len(seg) == 1:
+			add(string(seg))
+		case len(seg) > 1:
+			for i := 0; i+1 < len(seg); i++ {
+				add(string(seg[i : i+2]))
+			}
+		}
+		seg = seg[:0]
+	}
+	for _, r := range lower {
+		if isCJK(r) && !strings.ContainsRune(stopChars, r) {
+			seg = append(seg, r)
+			continue
+		}
+		flush()
+	}
+	flush()
+	return out
+}
+
+// stem trims common English suffixes so that "allergies" meets "allergic".
+func stem(w string) string {
+	for _, suf := range []string{"ies", "ing", "ed", "es", "ic", "y", "s"} {
+		if len(w)-len(suf) >= 4 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
+}
+
+// relevance judges whether a message bears on the question.
+type relevance struct {
+	terms      []string
+	expansions []string
+	names      []string
+	phrases    []string
+}
+
+// overlap is the share of the question's key terms a message contains, at
+// least 0.25 when it contains a topic word of the question's topics, 1 for a
+// quoted phrase.
+func (rel relevance) overlap(e queryapi.Evidence) float64 {
+	text := strings.ToLower(e.SenderName + " " + e.Content)
+	for _, ph := range rel.phrases {
+		if strings.Contains(text, strings.ToLower(ph)) {
+			return 1
+		}
+	}
+	if len(rel.terms) == 0 {
+		return 0.5
+	}
+	n := 0
+	for _, t := range rel.terms {
+		if termIn(text, t) {
+			n++
+		}
+	}
+	ov := float64(n) / float64(len(rel.terms))
+	for _, x := range rel.expansions {
+		if containsWord(text, x) {
+			return max(ov, 0.25)
+		}
+	}
+	return ov
+}
+
+// termIn matches a key term: a substring for Chinese, a word prefix for English.
+func termIn(text, t string) bool {
+	r, _ := utf8.DecodeRuneInString(t)
+	if isCJK(r) {
+		return strings.Contains(text, t)
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], t)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if at == 0 || !isWordRune([]rune(text[:at])[len([]rune(text[:at]))-1]) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+// contextFlags say why a message may not be the user's own, current fact.
+type contextFlags struct {
+	joke, hypothetical, thirdParty, question, change bool
+}
+
+func (f contextFlags) excluded() string {
+	switch {
+	case f.joke:
+		return "a joke"
+	case f.hypothetical:
+		return "a hypothetical"
+	case f.thirdParty:
+		return "about someone else"
+	case f.question:
+		return "a question, not a statement"
+	}
+	return ""
+}
+
+func (r *run) flags(c *candidate) contextFlags {
+	m := r.skill.Params.Markers
+	lower := strings.ToLower(c.ev.Content)
+	f := contextFlags{
+		joke:         countHits(lower, m["joke"].Words()) > 0,
+		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0,
+		thirdParty:   countHits(lower, m["third_party"].Words()) > 0,
+		change:       countHits(lower, m["change"].Words()) > 0,
+	}
+	trimmed := strings.TrimRightFunc(c.ev.Content, func(r rune) bool { return unicode.IsSpace(r) || r == '~' })
+	f.question = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, "？") ||
+		strings.HasSuffix(trimmed, "吗") || strings.HasSuffix(trimmed, "呢")
+	// A retraction right after it by the same speaker ("开玩笑的", "jk").
+	for _, n := range c.context {
+		if n.CreatedAt.After(c.ev.CreatedAt) && n.Role == c.ev.Role && n.SenderName == c.ev.SenderName &&
+			n.CreatedAt.Sub(c.ev.CreatedAt) < 10*time.Minute && countHits(strings.ToLower(n.Content), m["joke"].Words()) > 0 {
+			f.joke = true
+		}
+	}
+	return f
+}
+
+// ownerSenders are the sender ids that stand for the memory owner: the user
+// id itself and its part after the last ':' ("qq:123" → "123").
+func ownerSenders(user string) []string {
+	out := []string{user}
+	if i := strings.LastIndexByte(user, ':'); i >= 0 && i+1 < len(user) {
+		out = append(out, user[i+1:])
+	}
+	return out
+}
+
+// synthesize turns the supported candidates into the draft view.
+func (r *run) synthesize(rel relevance, o observation, stop string) draft {
+	p := r.skill.Params
+	d := draft{stopReason: stop}
+	cands := r.best(rel, o, 1<<30)
+	personal := o.intent == "constraint" || o.intent == "preference" || o.intent == "background"
+
+	// Is the owner's sender id known among the hits? Then, for questions
+	// about the user, other senders' messages in a shared chat are third parties.
+	owners := ownerSenders(r.tools.User())
+	ownerKnown := false
+	for _, c := range cands {
+		if slices.Contains(owners, c.ev.SenderID) {
+			ownerKnown = true
+		}
+	}
+	var kept []*candidate
+	for _, c := range cands {
+		c.flags = r.flags(c)
+		if why := c.flags.excluded(); why != "" {
+			r.note("set aside %s: %s", c.ev.MessageID, why)
+			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is %s", c.ev.MessageID, why))
+			continue
+		}
+		if personal && ownerKnown && c.ev.Role == "user" && c.ev.SenderID != "" && !slices.Contains(owners, c.ev.SenderID) &&
+			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) {
+			r.note("set aside %s: said by %s, not the user", c.ev.MessageID, cmpOr(c.ev.SenderName, c.ev.SenderID))
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == 0 {
+		d.stopReason = StopNoEvidence
+		d.answer = noEvidenceAnswer(r.question)
+		return d
+	}
+	if len(kept) > p.Limits.MaxEvidence {
+		kept = kept[:p.Limits.MaxEvidence]
+	}
+
+	// Items: one per message, sectioned by what the message says.
+	type itemC struct {
+		item    Item
+		c       *candidate
+		section string
+		topic   string
+	}
+	var items []*itemC
+	for _, c := range kept {
+		section := r.section(c, o)
+		d.cited = append(d.cited, c.ev.MessageID)
+		if section == "" || len(items) >= p.Limits.MaxItems {
+			continue
+		}
+		items = append(items, &itemC{
+			item:    Item{Statement: statement(c.ev, rel), EvidenceIDs: []string{c.ev.MessageID}, Status: StatusCurrent, AsOf: c.ev.CreatedAt},
+			c:       c,
+			section: section,
+			topic:   r.topicOf(c.ev.Content),
+		})
+	}
+
+	// Conflicts: two items of one section and topic whose polarity differs,
+	// or whose later one announces a change, are settled by time; the
+	// user's words win over the assistant's.
+	for i, a := range items {
+		for _, b := range items[i+1:] {
+			if a.topic == "" || a.topic != b.topic || a.item.Status == StatusChanged || b.item.Status == StatusChanged ||
+				!shareTerms(a.c.ev.Content, b.c.ev.Content, p.Markers["filler"]) {
+				continue
+			}
+			older, newer := a, b
+			if b.c.ev.CreatedAt.Before(a.c.ev.CreatedAt) {
+				older, newer = b, a
+			}
+			if negated(older.c.ev.Content) == negated(newer.c.ev.Content) && !newer.c.flags.change {
+				continue
+			}
+			reason := "time_change"
+			switch {
+			case older.c.ev.Role == "user" && newer.c.ev.Role != "user":
+				older, newer = newer, older
+				reason = "source"
+			case older.c.ev.Role != "user" && newer.c.ev.Role == "user":
+				reason = "source"
+			}
+			older.item.Status = StatusChanged
+			d.conflicts = append(d.conflicts, Conflict{Topic: a.topic, Kept: []string{newer.c.ev.MessageID},
+				Superseded: []string{older.c.ev.MessageID}, Reason: reason})
+		}
+	}
+	for _, it := range items {
+		switch it.section {
+		case "constraint":
+			d.view.Constraints = append(d.view.Constraints, it.item)
+		case "background":
+			d.view.Profile = append(d.view.Profile, it.item)
+		default:
+			d.view.Preferences = append(d.view.Preferences, it.item)
+		}
+	}
+	d.answer = r.answer(kept, items2(items, func(it *itemC) (Item, bool) { return it.item, true }), o)
+	if d.stopReason == "" {
+		d.stopReason = StopEnough
+	}
+	return d
+}
+
+func items2[T any](in []T, f func(T) (Item, bool)) []Item {
+	var out []Item
+	for _, x := range in {
+		if it, ok := f(x); ok {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// section files a message under constraint, background or preference by its
+// own words, falling back to the question's intent; "" keeps it as evidence only.
+func (r *run) section(c *candidate, o observation) string {
+	if c.ev.Role != "user" && o.intent != "promise" {
+		if o.intent == "constraint" || o.intent == "preference" || o.intent == "background" {
+			return o.intent
+		}
+		return ""
+	}
+	lower := strings.ToLower(c.ev.Content)
+	for _, name := range []string{"constraint", "preference", "background"} {
+		if in, ok := r.skill.Params.Intents[name]; ok && countHits(lower, in.Words()) > 0 {
+			if o.intent == "event" || o.intent == "schedule" || o.intent == "promise" {
+				return ""
+			}
+			return name
+		}
+	}
+	switch o.intent {
+	case "constraint", "preference", "background":
+		return o.intent
+	}
+	return ""
+}
+
+// topicOf names the first topic lexicon a text touches.
+func (r *run) topicOf(text string) string {
+	lower := strings.ToLower(text)
+	for _, name := range sortedKeys(r.skill.Params.Topics) {
+		if countHits(lower, r.skill.Params.Topics[name].Words()) > 0 {
+			return name
+		}
+	}
+	return ""
+}
+
+// shareTerms reports whether two messages speak of the same thing: a
+// common content term (a Chinese bigram or an English word).
+func shareTerms(a, b string, filler Lexicon) bool {
+	tb := keyTerms(b, filler)
+	for _, t := range keyTerms(a, filler) {
+		if slices.Contains(tb, t) {
+			return true
+		}
+	}
+	return false
+}
+
+var negations = []string{"不", "没", "别", "无法", "不能", "not", "n't", "never", "no longer", "don't", "can't", "cannot"}
+
+func negated(text string) bool {
+	return countHits(strings.ToLower(text), negations) > 0
+}
+
+// statement is the sentence of a message that best carries the question's
+// terms, cut to 120 characters: an extract, never a rewrite.
+func statement(e queryapi.Evidence, rel relevance) string {
+	sentences := splitSentences(e.Content)
+	best, bestN := strings.TrimSpace(e.Content), -1
+	for _, s := range sentences {
+		lower := strings.ToLower(s)
+		n := 0
+		for _, t := range rel.terms {
+			if termIn(lower, t) {
+				n += 2
+			}
+		}
+		for _, x := range rel.expansions {
+			if containsWord(lower, x) {
+				n++
+			}
+		}
+		if n > bestN {
+			best, bestN = strings.TrimSpace(s), n
+		}
+	}
+	return truncate(best, 120)
+}
+
+func splitSentences(s string) []string {
+	var out []string
+	var b strings.Builder
+	for _, r := range s {
+		b.WriteRune(r)
+		if strings.ContainsRune("。！？!?；;\n", r) {
+			if t := strings.TrimSpace(b.String()); t != "" {
+				out = append(out, t)
+			}
+			b.Reset()
+		}
+	}
+	if t := strings.TrimSpace(b.String()); t != "" {
+		out = append(out, t)
+	}
+	return out
+}
+
+// answer writes one or two sentences from the items, in the question's language.
+func (r *run) answer(kept []*candidate, items []Item, o observation) string {
+	var cur, changed []string
+	for _, it := range items {
+		s := fmt.Sprintf("%s (%s)", strings.TrimRight(it.Statement, "。.!！"), it.AsOf.Format("2006-01-02"))
+		if o.zh {
+			s = fmt.Sprintf("%s（%s）", strings.TrimRight(it.Statement, "。.!！"), it.AsOf.Format("2006-01-02"))
+		}
+		if it.Status == StatusChanged {
+			changed = append(changed, s)
+		} else {
+			cur = append(cur, s)
+		}
+	}
+	if len(cur) == 0 {
+		for _, c := range kept[:min(3, len(kept))] {
+			s := truncate(strings.TrimSpace(c.ev.Content), 80)
+			name := cmpOr(c.ev.SenderName, c.ev.Role)
+			if o.zh {
+				cur = append(cur, fmt.Sprintf("%s：“%s”（%s）", name, s, c.ev.CreatedAt.Format("2006-01-02")))
+			} else {
+				cur = append(cur, fmt.Sprintf("%s: \"%s\" (%s)", name, s, c.ev.CreatedAt.Format("2006-01-02")))
+			}
+		}
+	}
+	cur = cur[:min(3, len(cur))]
+	if o.zh {
+		a := "根据记录：" + strings.Join(cur, "；") + "。"
+		if len(changed) > 0 {
+			a += "此前的说法已改变：" + strings.Join(changed[:min(2, len(changed))], "；") + "。"
+		}
+		return a
+	}
+	a := "From the records: " + strings.Join(cur, "; ") + "."
+	if len(changed) > 0 {
+		a += " Earlier, since changed: " + strings.Join(changed[:min(2, len(changed))], "; ") + "."
+	}
+	return a
+}
+
+func noEvidenceAnswer(question string) string {
+	if cjkShare(question) >= 0.3 {
+		return "我没有找到能回答这个问题的记录。"
+	}
+	return "I found nothing in the history that answers this."
+}
+
+func lowerAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strings.ToLower(s)
+	}
+	return out
+}
