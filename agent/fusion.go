@@ -57,9 +57,9 @@ type HybridOptions struct {
 	// Filter narrows every ranking; neighbours outside it are skipped.
 	Filter queryapi.Filter
 
-	XNorm  string // TUNING
-	XAdd   bool
-	XSpan  int
+	XNorm string // TUNING
+	XAdd  bool
+	XSpan int
 }
 
 func (o HybridOptions) withDefaults() HybridOptions {

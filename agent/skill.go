@@ -57,14 +57,14 @@ type StopRules struct {
 
 // TimeSignal maps words of a question to a window of Days back from now.
 type TimeSignal struct {
-	Name string `yaml:"name"`
-	Days int    `yaml:"days"`
+	Name    string `yaml:"name"`
+	Days    int    `yaml:"days"`
 	Lexicon `yaml:",inline"`
 }
 
 // Intent is a kind of question: the role whose words count and its words.
 type Intent struct {
-	Role string `yaml:"role"`
+	Role    string `yaml:"role"`
 	Lexicon `yaml:",inline"`
 }
 
