@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -86,6 +87,8 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 		}
 	}
 	switch {
+	case errors.Is(err, agent.ErrInvalidRequest):
+		return errInvalid(clientMessage(err, agent.ErrInvalidRequest)), false
 	case errors.Is(err, queryapi.ErrInvalidQuery):
 		return errInvalid(clientMessage(err, queryapi.ErrInvalidQuery)), false
 	case errors.Is(err, storage.ErrInvalid):

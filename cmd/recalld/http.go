@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -38,12 +39,13 @@ type server struct {
 	log     *slog.Logger
 	store   *storage.Store
 	tools   *queryapi.Service
+	agent   *agent.Agent
 	version string
 	e       *echo.Echo
 }
 
-func newServer(cfg Config, log *slog.Logger, store *storage.Store, version string) *server {
-	s := &server{cfg: cfg, log: log.With("component", "http"), store: store, tools: queryapi.New(store), version: version}
+func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
+	s := &server{cfg: cfg, log: log.With("component", "http"), store: store, tools: queryapi.New(store), agent: ag, version: version}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -70,6 +72,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, version strin
 	e.POST("/search/lexical", s.searchLexical, auth)
 	e.POST("/search/semantic", s.searchSemantic, auth)
 	e.DELETE("/users/me", s.forgetUser, auth)
+	e.POST("/recall", s.recall, auth)
 	s.e = e
 	return s
 }
@@ -453,6 +456,18 @@ func (s *server) forgetUser(c echo.Context) error {
 	return c.JSON(http.StatusOK, deleteResponse{Deleted: n})
 }
 
+func (s *server) recall(c echo.Context) error {
+	var req agent.Request
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	resp, err := s.agent.Recall(c.Request().Context(), userOf(c), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, resp)
+}
+
 type healthResponse struct {
 	Status   string `json:"status"`
 	Version  string `json:"version"`
@@ -460,6 +475,7 @@ type healthResponse struct {
 	Dim      int    `json:"dim"`
 	Pending  int    `json:"pending"`
 	Auth     bool   `json:"auth"`
+	Brain    string `json:"brain"`
 }
 
 func (s *server) healthz(c echo.Context) error {
@@ -469,7 +485,7 @@ func (s *server) healthz(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, healthResponse{
 		Status: "ok", Version: s.version, Embedder: st.Embedder, Dim: st.Dim, Pending: st.Pending,
-		Auth: len(s.cfg.APIKeys) > 0,
+		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(),
 	})
 }
 

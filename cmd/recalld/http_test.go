@@ -381,7 +381,11 @@ func TestRoutesMatchSpec(t *testing.T) {
 		}
 	}
 	store := openTestStore(t, t.TempDir())
-	srv := newServer(DefaultConfig(), discardLogger(), store, "test")
+	ag, err := newAgent(store, discardLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(DefaultConfig(), discardLogger(), store, ag, "test")
 	var routes []string
 	for _, r := range srv.e.Routes() {
 		if strings.HasPrefix(r.Name, "github.com/labstack/echo") || r.Method == echo.RouteNotFound {
@@ -410,4 +414,61 @@ func TestPathIDEscaping(t *testing.T) {
 		t.Fatalf("anchor %q", nb.Anchor.MessageID)
 	}
 	u.do("DELETE", "/messages/"+url.PathEscape("a/b c"), nil, http.StatusOK, nil)
+}
+
+func TestRecallRoute(t *testing.T) {
+	ts := startServer(t, nil)
+	u := ts.as("qq:10001")
+	msgs := []map[string]any{
+		msgJSON("d1", "user", "我不吃辣，一点都不行", 0),
+		msgJSON("d2", "assistant", "好的，记住了。", 1),
+		msgJSON("d3", "user", "我对花生过敏", 2),
+		msgJSON("d4", "user", "今天堵车了", 3),
+	}
+	u.do("POST", "/messages", map[string]any{"messages": msgs}, 200, nil)
+	ts.as("qq:2").do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("x1", "user", "我超级喜欢吃辣", 0)}}, 200, nil)
+	ts.waitIndexed()
+
+	var resp struct {
+		MemoryView map[string][]struct {
+			EvidenceIDs []string `json:"evidence_ids"`
+		} `json:"memory_view"`
+		Evidence []struct {
+			MessageID string `json:"message_id"`
+			Content   string `json:"content"`
+		} `json:"evidence"`
+		Limits struct {
+			StopReason string `json:"stop_reason"`
+			Brain      string `json:"brain"`
+		} `json:"limits"`
+		Trace []any `json:"trace"`
+	}
+	u.do("POST", "/recall", map[string]any{"question": "我有什么忌口吗？", "options": map[string]any{"trace": true}}, 200, &resp)
+	var cited []string
+	for _, e := range resp.Evidence {
+		cited = append(cited, e.MessageID)
+		if e.MessageID == "x1" {
+			t.Fatal("cited another user's message")
+		}
+	}
+	if !slices.Contains(cited, "d1") || !slices.Contains(cited, "d3") || resp.Limits.Brain != "offline" || len(resp.Trace) == 0 {
+		t.Fatalf("recall: cited %v, limits %+v", cited, resp.Limits)
+	}
+	u.do("POST", "/recall", map[string]any{"question": "What is my dog's name?"}, 200, &resp)
+	if resp.Limits.StopReason != "no_evidence" || len(resp.Evidence) != 0 {
+		t.Fatalf("absent: %+v", resp)
+	}
+	for _, bad := range []struct {
+		body   any
+		status int
+	}{
+		{map[string]any{}, 422},
+		{map[string]any{"question": "x", "user_id": "qq:2"}, 400},
+		{map[string]any{"question": "x", "context": map[string]any{"now": "tomorrow"}}, 422},
+		{map[string]any{"question": "x", "options": map[string]any{"max_rounds": 100}}, 422},
+	} {
+		if status, body := u.raw("POST", "/recall", bad.body); status != bad.status {
+			t.Fatalf("%v: status %d, want %d: %s", bad.body, status, bad.status, body)
+		}
+	}
 }

@@ -17,6 +17,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
 	"github.com/recalld/recalld/storage/embed"
 )
@@ -27,6 +30,8 @@ Usage:
   recalld serve   [flags]        run the HTTP API (default 127.0.0.1:8080, data in ./data)
   recalld import  [flags] FILE   import messages from a JSON Lines file ("-" reads stdin)
   recalld reindex [flags]        rebuild the vector and lexical indexes from the messages
+  recalld recall  -user U [-json] [-trace] [-now T] QUESTION
+                                 answer a recall question from the command line
   recalld version                print the version
 
 Run "recalld COMMAND -h" for the flags of a command. Every flag has an
@@ -78,6 +83,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.importCmd(ctx, rest)
 	case "reindex":
 		return a.reindex(ctx, rest)
+	case "recall":
+		return a.recallCmd(ctx, rest)
 	case "version", "-version", "--version":
 		fmt.Fprintln(a.stdout, "recalld", version())
 		return nil
@@ -133,6 +140,15 @@ func newEmbedder(ctx context.Context, cfg EmbedderConfig) (embed.Embedder, error
 	}
 }
 
+// newAgent builds the recall agent over store with the embedded recall skill.
+func newAgent(store *storage.Store, log *slog.Logger) (*agent.Agent, error) {
+	skill, err := agent.LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		return nil, err
+	}
+	return agent.New(queryapi.New(store), skill, agent.WithLogger(log)), nil
+}
+
 // openStore opens the store of cfg with its embedder.
 func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (*storage.Store, error) {
 	emb, err := newEmbedder(ctx, cfg.Embedder)
@@ -163,7 +179,11 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	srv := newServer(cfg, log, store, version())
+	ag, err := newAgent(store, log)
+	if err != nil {
+		return errors.Join(err, store.Close())
+	}
+	srv := newServer(cfg, log, store, ag, version())
 	hs := &http.Server{
 		Handler:           srv.e,
 		ReadHeaderTimeout: 10 * time.Second,
