@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -41,26 +43,31 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 
 	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), names: lowerAll(o.names), phrases: o.phrases}
 	// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
+	// The three rankings run in parallel; the run's counters are locked.
 	hybrid := func(ctx context.Context, query string, f queryapi.Filter) error {
-		var rankings []weighted
+		var ctxHits, lexHits, semHits []queryapi.Evidence
+		g, gctx := errgroup.WithContext(ctx)
 		if kw := KeywordQuery(query); kw != "" {
-			for _, c := range []struct {
-				contextual bool
-				w          float64
-			}{{true, p.Weights.Contextual}, {false, p.Weights.Lexical}} {
-				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: kw, Match: "any", Contextual: c.contextual, Filter: f, PageSize: p.Limits.Candidates})
-				if err != nil {
-					return err
-				}
-				rankings = append(rankings, weighted{page.Hits, c.w})
-			}
+			g.Go(func() error {
+				page, err := r.lexical(gctx, queryapi.LexicalParams{QueryText: kw, Match: "any", Contextual: true, Filter: f, PageSize: p.Limits.Candidates})
+				ctxHits = page.Hits
+				return err
+			})
+			g.Go(func() error {
+				page, err := r.lexical(gctx, queryapi.LexicalParams{QueryText: kw, Match: "any", Filter: f, PageSize: p.Limits.Candidates})
+				lexHits = page.Hits
+				return err
+			})
 		}
-		page, err := r.semantic(ctx, queryapi.SemanticParams{QueryText: query, Filter: f, TopK: p.Limits.Candidates})
-		if err != nil {
+		g.Go(func() error {
+			page, err := r.semantic(gctx, queryapi.SemanticParams{QueryText: query, Filter: f, TopK: p.Limits.Candidates})
+			semHits = page.Hits
+			return err
+		})
+		if err := g.Wait(); err != nil {
 			return err
 		}
-		rankings = append(rankings, weighted{page.Hits, p.Weights.Semantic})
-		r.remember(fuse(rankings...))
+		r.remember(fuse(weighted{ctxHits, p.Weights.Contextual}, weighted{lexHits, p.Weights.Lexical}, weighted{semHits, p.Weights.Semantic}))
 		return nil
 	}
 	filter := func() queryapi.Filter { return r.window.filter(r.role) }
@@ -214,7 +221,7 @@ type weighted struct {
 func fuse(rankings ...weighted) []queryapi.Evidence {
 	f := newFusion()
 	for _, r := range rankings {
-		f.add(r.hits, r.weight, "")
+		f.add(r.hits, r.weight)
 	}
 	return f.ranked()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -65,6 +66,7 @@ type run struct {
 	started   time.Time
 	trace     bool
 
+	mu          sync.Mutex // guards toolsCalled, considered and steps for parallel tool calls
 	rounds      int
 	toolsCalled int
 	considered  int
@@ -78,6 +80,8 @@ func (r *run) step(phase, tool string, args any, hits int, decision string) {
 	if !r.trace {
 		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.steps = append(r.steps, TraceStep{Round: r.rounds, Phase: phase, Tool: tool, Arguments: args, Hits: hits, Decision: decision})
 }
 
@@ -92,6 +96,8 @@ func (r *run) note(format string, args ...any) {
 var errToolBudget = errors.New("agent: tool call budget spent")
 
 func (r *run) callBudget() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.toolsCalled >= r.skill.Params.Limits.MaxToolCalls {
 		return errToolBudget
 	}
@@ -105,7 +111,7 @@ func (r *run) list(ctx context.Context, p queryapi.ListParams) (queryapi.Page, e
 	}
 	page, err := r.tools.MessagesList(ctx, p)
 	if err == nil {
-		r.considered = max(r.considered, page.Considered)
+		r.sawConsidered(page.Considered)
 	}
 	r.step("decide", "messages_list", p, len(page.Hits), "")
 	return page, err
@@ -117,7 +123,7 @@ func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.P
 	}
 	page, err := r.tools.LexicalSearch(ctx, p)
 	if err == nil {
-		r.considered = max(r.considered, page.Considered)
+		r.sawConsidered(page.Considered)
 	}
 	r.step("decide", "lexical_search", p, len(page.Hits), "")
 	return page, err
@@ -129,7 +135,7 @@ func (r *run) semantic(ctx context.Context, p queryapi.SemanticParams) (queryapi
 	}
 	page, err := r.tools.SemanticSearch(ctx, p)
 	if err == nil {
-		r.considered = max(r.considered, page.Considered)
+		r.sawConsidered(page.Considered)
 	}
 	r.step("decide", "semantic_search", p, len(page.Hits), "")
 	return page, err
@@ -147,6 +153,12 @@ func (r *run) neighbors(ctx context.Context, p queryapi.NeighborsParams) (querya
 		}
 	}
 	return res, err
+}
+
+func (r *run) sawConsidered(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.considered = max(r.considered, n)
 }
 
 // remember records hits under their ids, keeping the best fused score.

@@ -1,0 +1,39 @@
+package agent_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/queryapi/queryapitest"
+)
+
+// BenchmarkRecall measures POST /recall's work with the offline brain at
+// 10k and 100k messages of one user, reporting p95 latency.
+func BenchmarkRecall(b *testing.B) {
+	questions := []string{
+		"你记得我周末喜欢做什么吗？", "What did we decide about project atlas?", "我不吃辣吗", "Do I like coffee?",
+		"最近有什么会议安排？", "what did my sister say about paris", "这周的预算设计评审怎么样了",
+	}
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			a := agent.New(queryapitest.Seeded(b, n), mustSkill(b))
+			now := queryapitest.T0.Add(time.Duration(n) * time.Second).Format(time.RFC3339)
+			var d []time.Duration
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				start := time.Now()
+				if _, err := a.Recall(b.Context(), queryapitest.User, agent.Request{Question: questions[i%len(questions)], Context: agent.RequestContext{Now: now}}); err != nil {
+					b.Fatal(err)
+				}
+				d = append(d, time.Since(start))
+				i++
+			}
+			slices.Sort(d)
+			b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
+		})
+	}
+}
