@@ -1,0 +1,217 @@
+package agent
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
+)
+
+func TestKeywordQuery(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"question words go", "When did Caroline go to the LGBTQ support group?", "Caroline go LGBTQ support group"},
+		{"possessive", "What is Melanie's favourite book?", "Melanie favourite book"},
+		{"curly apostrophe and contraction", "Why didn’t Jon’s shop open?", "Jon shop open"},
+		{"quotes are dropped", `Who wrote "Charlotte's Web"?`, "wrote Charlotte Web"},
+		{"digits kept", "What happened in 2022 at 5pm?", "happened 2022 5pm"},
+		{"cjk kept whole", "我上次说喜欢什么茶？", "我上次说喜欢什么茶"},
+		{"mixed scripts split", "Atlas项目什么时候上线", "Atlas 项目什么时候上线"},
+		{"only stop words", "What did you do?", ""},
+		{"empty", "  ", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := KeywordQuery(tc.in); got != tc.want {
+				t.Errorf("KeywordQuery(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func ev(id string, score float64, minute int) queryapi.Evidence {
+	return queryapi.Evidence{MessageID: id, Score: score, CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
+}
+
+func scores(es []queryapi.Evidence) map[string]float64 {
+	out := make(map[string]float64, len(es))
+	for _, e := range es {
+		out[e.MessageID] = e.Score
+	}
+	return out
+}
+
+func ids(es []queryapi.Evidence) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.MessageID
+	}
+	return out
+}
+
+func TestFusionMinMax(t *testing.T) {
+	f := newFusion()
+	// BM25-like scores 10, 6, 2 normalise to 1, .5, 0.
+	f.add([]queryapi.Evidence{ev("a", 10, 0), ev("b", 6, 1), ev("c", 2, 2)}, 0.8)
+	// Cosines .9, .5 normalise to 1, 0; a ranking of one hit gives it the full weight.
+	f.add([]queryapi.Evidence{ev("c", 0.9, 2), ev("d", 0.5, 3)}, 0.2)
+	f.add([]queryapi.Evidence{ev("e", 3, 4)}, 0.1)
+	got := f.ranked()
+	want := map[string]float64{"a": 0.8, "b": 0.4, "c": 0.2, "d": 0, "e": 0.1}
+	if diff := cmp.Diff(want, scores(got), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
+		t.Errorf("fused scores (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c", "e", "d"}, ids(got)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+func TestFusionTies(t *testing.T) {
+	f := newFusion()
+	f.add([]queryapi.Evidence{ev("z", 1, 5), ev("y", 1, 5), ev("x", 1, 9)}, 1)
+	// Equal scores: the earlier message first, then the smaller id.
+	if diff := cmp.Diff([]string{"y", "z", "x"}, ids(f.ranked())); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+
+// mustTools stores msgs for user "u1" (and one decoy message for "u2") in a
+// real store and returns u1's tools.
+func mustTools(t *testing.T, msgs []storage.Message) *queryapi.Tools {
+	t.Helper()
+	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), NoIndexer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := s.Insert(t.Context(), "u1", msgs); err != nil {
+		t.Fatal(err)
+	}
+	decoy := []storage.Message{{ID: "x1", Role: "user", ConversationID: "c1", SenderName: "Ann",
+		Content: "Ann: the dentist appointment moved to Friday", CreatedAt: t0}}
+	if _, err := s.Insert(t.Context(), "u2", decoy); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	tools, err := queryapi.New(s).Bind("u1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+func chat(conv string, start int, turns ...[2]string) []storage.Message {
+	var out []storage.Message
+	for i, tr := range turns {
+		out = append(out, storage.Message{
+			ID: conv + "-" + string(rune('a'+i)), Role: "user", ConversationID: conv, SenderName: tr[0],
+			Content: tr[1], CreatedAt: t0.Add(time.Duration(start+i) * time.Minute),
+		})
+	}
+	return out
+}
+
+func TestHybrid(t *testing.T) {
+	msgs := append(chat("c1", 0,
+		[2]string{"Ann", "How was the weekend?"},
+		[2]string{"Bob", "Where did you end up moving the dentist appointment?"},
+		[2]string{"Ann", "Friday at nine, right after the school run."},
+		[2]string{"Bob", "Great, I will drive."},
+		[2]string{"Ann", "Thanks!"},
+	), chat("c2", 100,
+		[2]string{"Ann", "I started pottery classes on Tuesdays."},
+		[2]string{"Bob", "The weather is awful today."},
+	)...)
+	tools := mustTools(t, msgs)
+	ctx := t.Context()
+
+	got, err := Hybrid(ctx, tools, "When is the dentist appointment?", HybridOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	top := ids(got)
+	if len(top) < 2 {
+		t.Fatalf("got %v, want at least two hits", top)
+	}
+	// The question turn matches the words; the answer turn after it is
+	// found by contextual indexing and neighbour shares, so both lead.
+	if diff := cmp.Diff([]string{"c1-b", "c1-c"}, slices.Sorted(slices.Values(top[:2]))); diff != "" {
+		t.Errorf("top two (-want +got):\n%s\nall: %v", diff, top)
+	}
+	for _, e := range got {
+		if e.MessageID == "x1" {
+			t.Errorf("another user's message leaked: %v", top)
+		}
+	}
+
+	again, err := Hybrid(ctx, tools, "When is the dentist appointment?", HybridOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(got, again); diff != "" {
+		t.Errorf("not deterministic (-first +second):\n%s", diff)
+	}
+
+	// Without neighbours, the turns two away from a hit are not pulled in.
+	plain, err := Hybrid(ctx, tools, "dentist appointment", HybridOptions{Weights: Weights{Contextual: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range plain {
+		if e.MessageID == "c1-e" || e.MessageID == "c1-a" {
+			t.Errorf("without neighbours got %v", ids(plain))
+		}
+	}
+	withNb, err := Hybrid(ctx, tools, "dentist appointment", HybridOptions{Weights: Weights{Contextual: 1, Neighbor: 0.3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(ids(withNb), "c1-e") || !slices.Contains(ids(withNb), "c1-a") {
+		t.Errorf("with neighbours got %v, want c1-a and c1-e pulled in", ids(withNb))
+	}
+
+	// Limit and filter.
+	lim, err := Hybrid(ctx, tools, "dentist appointment", HybridOptions{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lim) != 1 {
+		t.Errorf("limit 1 gave %d hits", len(lim))
+	}
+	conv, err := Hybrid(ctx, tools, "pottery classes dentist", HybridOptions{Filter: queryapi.Filter{ConversationID: "c2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range conv {
+		if e.ConversationID != "c2" {
+			t.Errorf("filter c2 let %s (%s) through", e.MessageID, e.ConversationID)
+		}
+	}
+	if len(conv) == 0 || conv[0].MessageID != "c2-a" {
+		t.Errorf("filter c2 gave %v, want c2-a first", ids(conv))
+	}
+
+	// Only stop words: no lexical query, semantic alone still answers.
+	if _, err := Hybrid(ctx, tools, "what did you do?", HybridOptions{}); err != nil {
+		t.Errorf("stop-word question: %v", err)
+	}
+	if _, err := Hybrid(ctx, tools, "  ", HybridOptions{}); !errors.Is(err, queryapi.ErrInvalidQuery) {
+		t.Errorf("empty question: err = %v, want ErrInvalidQuery", err)
+	}
+	if _, err := Hybrid(ctx, tools, "dentist", HybridOptions{Filter: queryapi.Filter{Since: "yesterday"}}); !errors.Is(err, queryapi.ErrInvalidQuery) {
+		t.Errorf("bad filter: err = %v, want ErrInvalidQuery", err)
+	}
+}
