@@ -185,3 +185,51 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 		t.Fatalf("after reindex: %+v", p)
 	}
 }
+
+func TestSkillNewAndCheck(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	a := &app{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+	if err := a.run(t.Context(), []string{"skill", "new", "work-decisions", "-dir", dir, "-description", `Recall "decisions" made at work`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.run(t.Context(), []string{"skill", "check", dir + "/work-decisions"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `ok: work-decisions: Recall "decisions" made at work`) {
+		t.Fatalf("output %q", out.String())
+	}
+	if err := a.run(t.Context(), []string{"skill", "new", "work-decisions", "-dir", dir}); err == nil {
+		t.Fatal("overwrote an existing skill")
+	}
+	if err := a.run(t.Context(), []string{"skill", "new", "Bad Name", "-dir", dir}); err == nil {
+		t.Fatal("accepted a bad name")
+	}
+	bad := writeFile(t, "SKILL.md", "no front matter")
+	if err := a.run(t.Context(), []string{"skill", "check", strings.TrimSuffix(bad, "/SKILL.md")}); err == nil {
+		t.Fatal("accepted a skill without front matter")
+	}
+}
+
+func TestRecallCommand(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, "m.jsonl", strings.Join([]string{
+		`{"id":"a1","user_id":"qq:1","role":"user","sender_name":"小王","content":"我对花生过敏","created_at":"2026-03-01T12:00:00+08:00"}`,
+		`{"id":"a2","user_id":"qq:1","role":"user","sender_name":"小王","content":"今天天气不错","created_at":"2026-03-01T12:01:00+08:00"}`,
+	}, "\n"))
+	var out bytes.Buffer
+	a := &app{getenv: func(string) string { return "" }, stdout: &out, stderr: io.Discard}
+	if err := a.run(t.Context(), []string{"import", "-data", dir, file}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := a.run(t.Context(), []string{"recall", "-data", dir, "-user", "qq:1", "我有什么过敏吗？"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "[a1]") || !strings.Contains(out.String(), "我对花生过敏") || !strings.Contains(out.String(), "brain offline") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	if err := a.run(t.Context(), []string{"recall", "-data", dir, "我有什么过敏吗？"}); err == nil {
+		t.Fatal("recall without -user accepted")
+	}
+}

@@ -32,6 +32,9 @@ Usage:
   recalld reindex [flags]        rebuild the vector and lexical indexes from the messages
   recalld recall  -user U [-json] [-trace] [-now T] QUESTION
                                  answer a recall question from the command line
+  recalld skill new NAME [-dir DIR] [-description TEXT]
+                                 scaffold a retrieval skill folder from the template
+  recalld skill check DIR        validate a skill folder
   recalld version                print the version
 
 Run "recalld COMMAND -h" for the flags of a command. Every flag has an
@@ -85,6 +88,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.reindex(ctx, rest)
 	case "recall":
 		return a.recallCmd(ctx, rest)
+	case "skill":
+		return a.skillCmd(ctx, rest)
 	case "version", "-version", "--version":
 		fmt.Fprintln(a.stdout, "recalld", version())
 		return nil
