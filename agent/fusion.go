@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -114,43 +116,74 @@ func Hybrid(ctx context.Context, tools *queryapi.Tools, question string, opts Hy
 	if err != nil {
 		return nil, err
 	}
-	f := newFusion()
+	// The rankings run in parallel; they are fused in a fixed order
+	// afterwards, so the result does not depend on which finishes first.
+	rankings := make([]struct {
+		hits   []queryapi.Evidence
+		weight float64
+	}, 3)
+	g, gctx := errgroup.WithContext(ctx)
 	if kw := KeywordQuery(question); kw != "" {
-		for _, r := range []struct {
-			contextual bool
-			weight     float64
-		}{{true, w.Contextual}, {false, w.Lexical}} {
-			if r.weight == 0 {
+		for i, contextual := range []bool{true, false} {
+			weight := []float64{w.Contextual, w.Lexical}[i]
+			if weight == 0 {
 				continue
 			}
-			page, err := tools.LexicalSearch(ctx, queryapi.LexicalParams{
-				QueryText: kw, Match: "any", Contextual: r.contextual, Filter: opts.Filter, PageSize: opts.Candidates,
+			g.Go(func() error {
+				page, err := tools.LexicalSearch(gctx, queryapi.LexicalParams{
+					QueryText: kw, Match: "any", Contextual: contextual, Filter: opts.Filter, PageSize: opts.Candidates,
+				})
+				if err != nil {
+					return fmt.Errorf("hybrid lexical (contextual=%t): %w", contextual, err)
+				}
+				rankings[i].hits, rankings[i].weight = page.Hits, weight
+				return nil
 			})
-			if err != nil {
-				return nil, fmt.Errorf("hybrid lexical (contextual=%t): %w", r.contextual, err)
-			}
-			f.add(page.Hits, r.weight)
 		}
 	}
 	if w.Semantic != 0 {
-		page, err := tools.SemanticSearch(ctx, queryapi.SemanticParams{
-			QueryText: question, Filter: opts.Filter, TopK: opts.Candidates,
+		g.Go(func() error {
+			page, err := tools.SemanticSearch(gctx, queryapi.SemanticParams{
+				QueryText: question, Filter: opts.Filter, TopK: opts.Candidates,
+			})
+			if err != nil {
+				return fmt.Errorf("hybrid semantic: %w", err)
+			}
+			rankings[2].hits, rankings[2].weight = page.Hits, w.Semantic
+			return nil
 		})
-		if err != nil {
-			return nil, fmt.Errorf("hybrid semantic: %w", err)
-		}
-		f.add(page.Hits, w.Semantic)
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	f := newFusion()
+	for _, r := range rankings {
+		f.add(r.hits, r.weight)
 	}
 	ranked := f.ranked()
 	if w.Neighbor != 0 && len(ranked) > 0 {
-		// ranked is a snapshot: every share is taken from the fused
-		// score before expansion, so the order of expansion does not matter.
-		for _, e := range ranked[:min(opts.Expand, len(ranked))] {
-			nb, err := tools.Neighbors(ctx, queryapi.NeighborsParams{MessageID: e.MessageID, Before: opts.Span, After: opts.Span})
-			if err != nil {
-				return nil, fmt.Errorf("hybrid neighbours of %q: %w", e.MessageID, err)
-			}
-			for _, n := range append(nb.Before, nb.After...) {
+		// Every share is taken from the fused score before expansion and
+		// added in rank order, so the result is the same however the
+		// neighbour look-ups interleave.
+		anchors := ranked[:min(opts.Expand, len(ranked))]
+		around := make([][]queryapi.Evidence, len(anchors))
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(4)
+		for i, e := range anchors {
+			g.Go(func() error {
+				nb, err := tools.Neighbors(gctx, queryapi.NeighborsParams{MessageID: e.MessageID, Before: opts.Span, After: opts.Span})
+				if err != nil {
+					return fmt.Errorf("hybrid neighbours of %q: %w", e.MessageID, err)
+				}
+				around[i] = append(nb.Before, nb.After...)
+				return nil
+			})
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+		for i, e := range anchors {
+			for _, n := range around[i] {
 				if keep(n) {
 					f.boost(n, w.Neighbor*e.Score)
 				}

@@ -1,0 +1,285 @@
+package eval
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Report is the outcome of Run: every number of every runner on every suite.
+// Its JSON form is report.json.
+type Report struct {
+	// Runners pools all cases of all suites, per runner: overall at
+	// runners.<runner>.overall, per category at runners.<runner>.by_category.<category>.
+	Runners map[string]*RunnerReport `json:"runners"`
+	// RunnerOrder is the order the runners were given in.
+	RunnerOrder []string `json:"runner_order"`
+	// Suites holds each suite's numbers and every case's ranked ids.
+	Suites   []*SuiteReport `json:"suites"`
+	Depth    int            `json:"depth"`
+	Embedder string         `json:"embedder"`
+}
+
+// SuiteReport is one suite's results.
+type SuiteReport struct {
+	Key        string                   `json:"key"`
+	Name       string                   `json:"name"`
+	Source     string                   `json:"source"`
+	Format     string                   `json:"format"`
+	Messages   int                      `json:"messages"`
+	Cases      int                      `json:"cases"`
+	Notes      []string                 `json:"notes,omitempty"`
+	Categories []string                 `json:"categories"`
+	Runners    map[string]*RunnerReport `json:"runners"`
+	// cases are the suite's cases, in the order of every runner's results.
+	cases []Case
+}
+
+// RunnerReport is one runner's results on a set of cases.
+type RunnerReport struct {
+	// Overall summarises the cases with gold evidence.
+	Overall Scores `json:"overall"`
+	// ByCategory summarises each category; a category of cases that should
+	// find nothing has no_evidence_cases and abstain_rate instead of recall.
+	ByCategory map[string]Scores `json:"by_category"`
+	// NoEvidence summarises the cases that should find nothing, if any.
+	NoEvidence Scores `json:"no_evidence,omitempty"`
+	// RecallCurve is mean recall@k for k = 1..depth, for the plots.
+	RecallCurve []float64 `json:"recall_curve,omitempty"`
+	// Cases are the per-case results (only in a suite's report).
+	Cases []CaseResult `json:"cases,omitempty"`
+	// latencies of every case, for the latency plot.
+	latencies []float64
+}
+
+// CaseResult is one runner's answer to one case.
+type CaseResult struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	// Ranked are the returned message ids, best first, without repeats.
+	Ranked []string `json:"ranked"`
+	// NoEvidence is set when the runner found nothing.
+	NoEvidence bool    `json:"no_evidence,omitempty"`
+	Scores     Scores  `json:"scores"`
+	LatencyMS  float64 `json:"latency_ms"`
+	Leaks      int     `json:"leaks,omitempty"`
+	Error      string  `json:"error,omitempty"`
+}
+
+func newReport(runners []Runner, depth int, embedder string) *Report {
+	r := &Report{Runners: make(map[string]*RunnerReport), Depth: depth, Embedder: embedder}
+	for _, rn := range runners {
+		r.RunnerOrder = append(r.RunnerOrder, rn.Name())
+	}
+	return r
+}
+
+// summarize builds a runner's report from its case results.
+func summarize(results []CaseResult, cases []Case, depth int) *RunnerReport {
+	rr := &RunnerReport{ByCategory: make(map[string]Scores)}
+	var withGold, without []CaseResult
+	var goldCases, emptyCases []Case
+	byCat := make(map[string][]int)
+	for i, r := range results {
+		if cases[i].NoEvidence() {
+			without, emptyCases = append(without, r), append(emptyCases, cases[i])
+		} else {
+			withGold, goldCases = append(withGold, r), append(goldCases, cases[i])
+		}
+		byCat[cases[i].Category] = append(byCat[cases[i].Category], i)
+		rr.latencies = append(rr.latencies, r.LatencyMS)
+	}
+	rr.Overall = aggregate(withGold, goldCases)
+	if len(without) > 0 {
+		rr.NoEvidence = aggregate(without, emptyCases)
+	}
+	for cat, idx := range byCat {
+		rs, cs := make([]CaseResult, len(idx)), make([]Case, len(idx))
+		for j, i := range idx {
+			rs[j], cs[j] = results[i], cases[i]
+		}
+		rr.ByCategory[cat] = aggregate(rs, cs)
+	}
+	rr.RecallCurve = recallCurve(withGold, goldCases, depth)
+	rr.Cases = results
+	return rr
+}
+
+// pool fills r.Runners from all suites' cases.
+func (r *Report) pool() {
+	for _, name := range r.RunnerOrder {
+		var results []CaseResult
+		var cases []Case
+		for _, s := range r.Suites {
+			rr := s.Runners[name]
+			results = append(results, rr.Cases...)
+			cases = append(cases, s.cases...)
+		}
+		pooled := summarize(results, cases, r.Depth)
+		pooled.Cases = nil
+		r.Runners[name] = pooled
+	}
+}
+
+// Files Write creates in its directory.
+const (
+	ReportJSON    = "report.json"
+	ReportMD      = "report.md"
+	RecallPlot    = "recall.svg"
+	LatencyPlot   = "latency.svg"
+	suitePlotBase = "recall-"
+)
+
+// Write writes report.json, report.md, recall.svg and latency.svg (and a
+// recall plot per suite when there are several) to dir, creating it.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("eval: report dir: %w", err)
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("eval: encode report: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ReportJSON), append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("eval: write report: %w", err)
+	}
+	plots := map[string][]byte{}
+	if plots[RecallPlot], err = r.recallSVG("Turn-level evidence recall@k, all suites", r.Runners); err != nil {
+		return err
+	}
+	if plots[LatencyPlot], err = r.latencySVG(); err != nil {
+		return err
+	}
+	if len(r.Suites) > 1 {
+		for _, s := range r.Suites {
+			if plots[suitePlotBase+s.Key+".svg"], err = r.recallSVG("Recall@k, "+s.Name, s.Runners); err != nil {
+				return err
+			}
+		}
+	}
+	for name, b := range plots {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("eval: write plot: %w", err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, ReportMD), r.Markdown(), 0o644); err != nil {
+		return fmt.Errorf("eval: write report: %w", err)
+	}
+	return nil
+}
+
+// Markdown renders the report as tables that compare the runners side by
+// side, with the plots Write makes embedded.
+func (r *Report) Markdown() []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# recalld eval\n\n")
+	fmt.Fprintf(&b, "Runners: %s. Embedder: `%s`. Each runner ranks up to %d messages per question; ", strings.Join(r.RunnerOrder, ", "), r.Embedder, r.Depth)
+	fmt.Fprintf(&b, "recall@k is the mean share of a case's gold evidence ids among its first k, over the cases that have gold evidence; MRR looks %d deep. ", r.Depth)
+	fmt.Fprintf(&b, "Cases that should find nothing (fixture `absent`, LoCoMo category 5) are scored separately: abstain rate is the share where the runner returned nothing.\n\n")
+	if len(r.Suites) > 1 {
+		fmt.Fprintf(&b, "## All suites\n\n")
+		r.overallTable(&b, r.Runners)
+	}
+	fmt.Fprintf(&b, "![recall@k per runner](%s)\n\n![latency per runner](%s)\n\n", RecallPlot, LatencyPlot)
+	for _, s := range r.Suites {
+		fmt.Fprintf(&b, "## %s (`%s`, %s)\n\n", s.Name, s.Key, s.Format)
+		fmt.Fprintf(&b, "%d messages, %d cases.\n\n", s.Messages, s.Cases)
+		for _, n := range s.Notes {
+			fmt.Fprintf(&b, "- %s\n", n)
+		}
+		if len(s.Notes) > 0 {
+			b.WriteString("\n")
+		}
+		r.overallTable(&b, s.Runners)
+		if len(r.Suites) > 1 {
+			fmt.Fprintf(&b, "![recall@k on %s](%s%s.svg)\n\n", s.Key, suitePlotBase, s.Key)
+		}
+		r.categoryTable(&b, s)
+		r.noEvidenceTable(&b, s)
+	}
+	return b.Bytes()
+}
+
+func (r *Report) overallTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
+	cols := append([]string{MetricCases}, RecallKeys()...)
+	cols = append(cols, MetricNDCG10, MetricMRR, MetricForbidden10, MetricKeywords10, MetricLeaks, MetricErrors, MetricP50, MetricP95)
+	var shown []string
+	for _, c := range cols {
+		for _, name := range r.RunnerOrder {
+			if _, ok := runners[name].Overall[c]; ok {
+				shown = append(shown, c)
+				break
+			}
+		}
+	}
+	fmt.Fprintf(b, "| runner | %s |\n|---|%s\n", strings.Join(shown, " | "), strings.Repeat("---:|", len(shown)))
+	for _, name := range r.RunnerOrder {
+		fmt.Fprintf(b, "| %s |", name)
+		for _, c := range shown {
+			fmt.Fprintf(b, " %s |", formatMetric(c, runners[name].Overall))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func (r *Report) categoryTable(b *bytes.Buffer, s *SuiteReport) {
+	for _, metric := range []string{"recall@10", "recall@5", MetricMRR} {
+		var rows []string
+		for _, cat := range s.Categories {
+			first := s.Runners[r.RunnerOrder[0]].ByCategory[cat]
+			if _, ok := first[metric]; !ok {
+				continue
+			}
+			row := fmt.Sprintf("| %s | %d |", cat, int(first[MetricCases]))
+			for _, name := range r.RunnerOrder {
+				row += fmt.Sprintf(" %s |", formatMetric(metric, s.Runners[name].ByCategory[cat]))
+			}
+			rows = append(rows, row)
+		}
+		if len(rows) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "### %s by category\n\n| category | cases | %s |\n|---|---:|%s\n", metric, strings.Join(r.RunnerOrder, " | "), strings.Repeat("---:|", len(r.RunnerOrder)))
+		b.WriteString(strings.Join(rows, "\n"))
+		b.WriteString("\n\n")
+	}
+}
+
+func (r *Report) noEvidenceTable(b *bytes.Buffer, s *SuiteReport) {
+	var rows []string
+	for _, cat := range s.Categories {
+		first := s.Runners[r.RunnerOrder[0]].ByCategory[cat]
+		if _, ok := first[MetricNoEvidence]; !ok {
+			continue
+		}
+		row := fmt.Sprintf("| %s | %d |", cat, int(first[MetricNoEvidence]))
+		for _, name := range r.RunnerOrder {
+			sc := s.Runners[name].ByCategory[cat]
+			row += fmt.Sprintf(" %s |", formatMetric(MetricAbstain, sc))
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### Should find nothing: abstain rate\n\n| category | cases | %s |\n|---|---:|%s\n", strings.Join(r.RunnerOrder, " | "), strings.Repeat("---:|", len(r.RunnerOrder)))
+	b.WriteString(strings.Join(rows, "\n"))
+	b.WriteString("\n\n")
+}
+
+func formatMetric(name string, s Scores) string {
+	v, ok := s[name]
+	switch {
+	case !ok:
+		return "–"
+	case name == MetricCases || name == MetricLeaks || name == MetricErrors || name == MetricNoEvidence:
+		return fmt.Sprintf("%d", int(v))
+	case name == MetricP50 || name == MetricP95:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
