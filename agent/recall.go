@@ -184,7 +184,17 @@ func (a *Agent) Brain() string {
 // Recall answers req for user. The user comes from the trusted request
 // context and binds every tool call; nothing in req can change it.
 func (a *Agent) Recall(ctx context.Context, user string, req Request) (*Response, error) {
-	r, err := a.newRun(user, req)
+	tools, err := a.tools.Bind(user)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+	}
+	return a.RecallBound(ctx, tools, req)
+}
+
+// RecallBound answers req with tools already bound to the trusted user (the
+// eval runner's entry); it is Recall without the binding step.
+func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Request) (*Response, error) {
+	r, err := a.newRun(tools, req)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +210,7 @@ func (a *Agent) Recall(ctx context.Context, user string, req Request) (*Response
 		}
 		a.log.Warn("llm brain failed; answering offline", "err", err)
 		note := fmt.Sprintf("the language model failed (%s); answered by the offline brain", shortError(err))
-		r2, err2 := a.newRun(user, req)
+		r2, err2 := a.newRun(tools, req)
 		if err2 != nil {
 			return nil, err2
 		}
@@ -227,7 +237,7 @@ func shortError(err error) string {
 }
 
 // newRun validates req and prepares the state of one recall.
-func (a *Agent) newRun(user string, req Request) (*run, error) {
+func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
 	q := strings.TrimSpace(req.Question)
 	switch {
 	case q == "":
@@ -237,10 +247,7 @@ func (a *Agent) newRun(user string, req Request) (*run, error) {
 	case utf8.RuneCountInString(q) > MaxQuestionRunes:
 		return nil, fmt.Errorf("%w: question is longer than %d characters", ErrInvalidRequest, MaxQuestionRunes)
 	}
-	tools, err := a.tools.Bind(user)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
-	}
+	var err error
 	p := a.skill.Params
 	now := a.now()
 	if req.Context.Now != "" {
