@@ -106,7 +106,7 @@ func (o HybridOptions) withDefaults() HybridOptions {
 // often sits next to the turn that matches the question, and evidence that
 // several turns support rises. It returns at most opts.Limit messages, best
 // first, with the fused score in Score; ties go to the earlier message.
-func Hybrid(ctx context.Context, tools *queryapi.Tools, question string, opts HybridOptions) ([]queryapi.Evidence, error) {
+func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOptions) ([]queryapi.Evidence, error) {
 	opts = opts.withDefaults()
 	w := opts.Weights
 	if strings.TrimSpace(question) == "" {
@@ -193,6 +193,16 @@ func Hybrid(ctx context.Context, tools *queryapi.Tools, question string, opts Hy
 	}
 	return ranked[:min(opts.Limit, len(ranked))], nil
 }
+
+// Searcher is what Hybrid searches with: *queryapi.Tools, or the offline
+// brain's wrapper that counts and budgets each call.
+type Searcher interface {
+	LexicalSearch(context.Context, queryapi.LexicalParams) (queryapi.Page, error)
+	SemanticSearch(context.Context, queryapi.SemanticParams) (queryapi.Page, error)
+	Neighbors(context.Context, queryapi.NeighborsParams) (queryapi.NeighborsResult, error)
+}
+
+var _ Searcher = (*queryapi.Tools)(nil)
 
 // fusion accumulates weighted, normalised scores by message id.
 type fusion struct {

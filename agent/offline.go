@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -43,31 +41,16 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 
 	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), names: lowerAll(o.names), phrases: o.phrases}
 	// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
-	// The three rankings run in parallel; the run's counters are locked.
+	// hybrid is the fused ranking eval measures (agent.Hybrid), through
+	// the run's counted tools.
 	hybrid := func(ctx context.Context, query string, f queryapi.Filter) error {
-		var ctxHits, lexHits, semHits []queryapi.Evidence
-		g, gctx := errgroup.WithContext(ctx)
-		if kw := KeywordQuery(query); kw != "" {
-			g.Go(func() error {
-				page, err := r.lexical(gctx, queryapi.LexicalParams{QueryText: kw, Match: "any", Contextual: true, Filter: f, PageSize: p.Limits.Candidates})
-				ctxHits = page.Hits
-				return err
-			})
-			g.Go(func() error {
-				page, err := r.lexical(gctx, queryapi.LexicalParams{QueryText: kw, Match: "any", Filter: f, PageSize: p.Limits.Candidates})
-				lexHits = page.Hits
-				return err
-			})
-		}
-		g.Go(func() error {
-			page, err := r.semantic(gctx, queryapi.SemanticParams{QueryText: query, Filter: f, TopK: p.Limits.Candidates})
-			semHits = page.Hits
-			return err
+		hits, err := Hybrid(ctx, counted{r}, query, HybridOptions{
+			Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: f,
 		})
-		if err := g.Wait(); err != nil {
+		if err != nil {
 			return err
 		}
-		r.remember(fuse(weighted{ctxHits, p.Weights.Contextual}, weighted{lexHits, p.Weights.Lexical}, weighted{semHits, p.Weights.Semantic}))
+		r.remember(hits)
 		return nil
 	}
 	filter := func() queryapi.Filter { return r.window.filter(r.role) }
@@ -209,6 +192,21 @@ func fmtDay(t time.Time) string {
 		return "…"
 	}
 	return t.Format("2006-01-02")
+}
+
+// counted adapts a run to Searcher: every call is counted, budgeted and traced.
+type counted struct{ r *run }
+
+func (c counted) LexicalSearch(ctx context.Context, p queryapi.LexicalParams) (queryapi.Page, error) {
+	return c.r.lexical(ctx, p)
+}
+
+func (c counted) SemanticSearch(ctx context.Context, p queryapi.SemanticParams) (queryapi.Page, error) {
+	return c.r.semantic(ctx, p)
+}
+
+func (c counted) Neighbors(ctx context.Context, p queryapi.NeighborsParams) (queryapi.NeighborsResult, error) {
+	return c.r.neighbors(ctx, p)
 }
 
 // weighted is a ranking with its share in the fusion.
