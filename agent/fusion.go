@@ -144,7 +144,7 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	if w.Semantic != 0 {
 		g.Go(func() error {
 			page, err := tools.SemanticSearch(gctx, queryapi.SemanticParams{
-				QueryText: question, Filter: opts.Filter, TopK: opts.Candidates,
+				QueryText: question, Filter: opts.Filter, TopK: min(opts.Candidates, semanticCandidates),
 			})
 			if err != nil {
 				return fmt.Errorf("hybrid semantic: %w", err)
@@ -193,6 +193,11 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	}
 	return ranked[:min(opts.Limit, len(ranked))], nil
 }
+
+// semanticCandidates caps the semantic ranking's depth: its weight is small,
+// min-max normalisation leaves deep hits near zero, and the binary-code
+// search costs grow with k.
+const semanticCandidates = 30
 
 // Searcher is what Hybrid searches with: *queryapi.Tools, or the offline
 // brain's wrapper that counts and budgets each call.

@@ -310,7 +310,7 @@ func (s *Store) knn(ctx context.Context, match string, arg any, k int, where []s
 // coarseKNN ranks candidates by the Hamming distance of binary codes, then
 // rescores them by exact cosine similarity of the stored vectors.
 func (s *Store) coarseKNN(ctx context.Context, vec []float32, blob []byte, k int, where []string, args []any) ([]scoredSeq, error) {
-	cand, err := s.knn(ctx, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(5*k, 80), where, args)
+	cand, err := s.knn(ctx, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(3*k, 64), where, args)
 	if err != nil {
 		return nil, err
 	}
