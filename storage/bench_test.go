@@ -4,38 +4,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
+	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
 )
 
-var benchWords = strings.Fields(`coffee project atlas budget meeting friday spicy noodles hiking trip
-	deadline review design launch weekend movie dinner sister doctor gym running book guitar paris
-	火锅 辣 会议 周末 项目 咖啡 电影 晚饭 医生 跑步 吉他 旅行 预算 设计 上线 妹妹 北京 上海 喜欢 不吃`)
-
-// chatText makes a synthetic chat turn of 8-20 words.
-func chatText(r *rand.Rand) string {
-	n := 8 + r.IntN(13)
-	parts := make([]string, n)
-	for i := range parts {
-		parts[i] = benchWords[r.IntN(len(benchWords))]
-	}
-	return strings.Join(parts, " ")
-}
-
-func synthMessages(r *rand.Rand, start, n int) []storage.Message {
-	out := make([]storage.Message, n)
-	for i := range out {
-		k := start + i
-		out[i] = storage.Message{
-			ID: fmt.Sprintf("m%d", k), Role: []string{"user", "assistant"}[k%2], ConversationID: fmt.Sprintf("c%d", k/200),
-			SenderName: []string{"Ann", "Bot"}[k%2], Content: chatText(r), CreatedAt: t0.Add(time.Duration(k) * time.Second),
-		}
-	}
-	return out
-}
+// synthMessages is the shared synthetic chat (Zipf-distributed words).
+var synthMessages = queryapitest.Messages
 
 // BenchmarkInsert measures acknowledged writes: batches of 1000 committed to SQLite.
 func BenchmarkInsert(b *testing.B) {
