@@ -259,10 +259,8 @@ func (s *Store) indexOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	err = s.update(ctx, func(tx *sql.Tx) error {
-		for _, d := range docs {
-			if err := s.indexVector(ctx, tx, d); err != nil {
-				return err
-			}
+		if err := s.indexVectors(ctx, tx, docs); err != nil {
+			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM outbox WHERE seq <= ?`, entries[len(entries)-1].seq)
 		return err
@@ -404,43 +402,85 @@ func (s *Store) deleteLexicalUser(ctx context.Context, user string) error {
 	}
 }
 
-// indexVector stores d's vector and term statistics unless the message was
-// deleted meanwhile or is already indexed. It runs inside the writer's tx.
-func (s *Store) indexVector(ctx context.Context, tx *sql.Tx, d pendingDoc) error {
-	var indexed int
-	err := tx.QueryRowContext(ctx, `SELECT indexed FROM messages WHERE seq = ? AND user_id = ?`, d.seq, d.user).Scan(&indexed)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) {
-		return nil
+// indexVectors stores the docs' vectors and term statistics, skipping
+// messages deleted meanwhile or already indexed. It runs inside the writer's
+// tx with each statement prepared once, and adds the document frequencies of
+// the whole batch per distinct term.
+func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc) error {
+	queries := []string{
+		`SELECT indexed FROM messages WHERE seq = ? AND user_id = ?`,
+		`INSERT INTO vec_messages (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
+			VALUES (?, ?, ?, ?, ?, ?, ?, vec_bit(?))`,
+		`INSERT OR REPLACE INTO vec_rescore (seq, scale, v) VALUES (?, ?, ?)`,
+		`UPDATE messages SET indexed = 1 WHERE seq = ?`,
 	}
-	if err != nil {
-		return err
+	stmts := make([]*sql.Stmt, 0, len(queries))
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	for _, q := range queries {
+		st, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		stmts = append(stmts, st)
 	}
-	if d.vec == nil {
-		return nil
+	check, vec, rescore, mark := stmts[0], stmts[1], stmts[2], stmts[3]
+	type userTerm struct {
+		user string
+		term uint64
 	}
-	blob, err := sqlitevec.SerializeFloat32(d.vec)
-	if err != nil {
-		return err
+	df := map[userTerm]int{}
+	perUser := map[string]int{}
+	for _, d := range docs {
+		var indexed int
+		err := check.QueryRowContext(ctx, d.seq, d.user).Scan(&indexed)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) || d.vec == nil {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		blob, err := sqlitevec.SerializeFloat32(d.vec)
+		if err != nil {
+			return err
+		}
+		if _, err := vec.ExecContext(ctx, d.seq, d.user, d.role, d.createdMS, d.conv, d.group, blob, s.proj.code(d.vec)); err != nil {
+			return fmt.Errorf("vector %d: %w", d.seq, err)
+		}
+		scale, q := quantize(d.vec)
+		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
+			return fmt.Errorf("vector %d: %w", d.seq, err)
+		}
+		if _, err := mark.ExecContext(ctx, d.seq); err != nil {
+			return err
+		}
+		for _, t := range d.terms {
+			df[userTerm{d.user, t}]++
+		}
+		perUser[d.user]++
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO vec_messages (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
-		VALUES (?, ?, ?, ?, ?, ?, ?, vec_bit(?))`, d.seq, d.user, d.role, d.createdMS, d.conv, d.group, blob, s.proj.code(d.vec)); err != nil {
-		return fmt.Errorf("vector %d: %w", d.seq, err)
+	if len(df) > 0 {
+		up, err := tx.PrepareContext(ctx, `INSERT INTO term_df (user_id, term, df) VALUES (?, ?, ?)
+			ON CONFLICT (user_id, term) DO UPDATE SET df = df + excluded.df`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		for k, n := range df {
+			if _, err := up.ExecContext(ctx, k.user, int64(k.term), n); err != nil {
+				return err
+			}
+		}
 	}
-	scale, q := quantize(d.vec)
-	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO vec_rescore (seq, scale, v) VALUES (?, ?, ?)`, d.seq, scale, q); err != nil {
-		return fmt.Errorf("vector %d: %w", d.seq, err)
-	}
-	for _, t := range d.terms {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO term_df (user_id, term, df) VALUES (?, ?, 1)
-			ON CONFLICT (user_id, term) DO UPDATE SET df = df + 1`, d.user, int64(t)); err != nil {
+	for user, n := range perUser {
+		if _, err := tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed + ? WHERE user_id = ?`, n, user); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE messages SET indexed = 1 WHERE seq = ?`, d.seq); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed + 1 WHERE user_id = ?`, d.user)
-	return err
+	return nil
 }
 
 // unindexVector removes a message's vector and its share of the statistics.
