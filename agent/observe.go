@@ -13,6 +13,7 @@ import (
 type observation struct {
 	zh         bool   // the question is mostly Chinese
 	intent     string // constraint, preference, background, promise, schedule, event
+	intentHits int    // lexicon words of the intent found in the question
 	role       string // whose words count: user, assistant or any
 	signal     string // the time signal found, if any
 	window     timeWindow
@@ -44,6 +45,7 @@ func (r *run) observe() observation {
 			best, o.intent, o.role = n, name, in.Role
 		}
 	}
+	o.intentHits = best
 	o.personal = mentionsSelf(lower)
 	if o.intent == "" {
 		if o.personal {

@@ -251,6 +251,9 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 	// Rank by fused score and term overlap together: a direct match of the
 	// question's words outranks a hit that only scored on one ranking.
 	rank := func(c *candidate) float64 { return c.score/max(top, 1e-9) + rel.overlap(c.ev) }
+	for _, c := range out {
+		c.rank = rank(c)
+	}
 	slices.SortFunc(out, func(a, b *candidate) int {
 		if c := cmp.Compare(rank(b), rank(a)); c != 0 {
 			return c

@@ -37,6 +37,7 @@ func (w timeWindow) filter(role string) queryapi.Filter {
 type candidate struct {
 	ev      queryapi.Evidence
 	score   float64 // best fused score seen
+	rank    float64 // score relative to the best plus term overlap, set by best
 	round   int     // first round that found it
 	context []queryapi.Evidence
 	flags   contextFlags

@@ -53,6 +53,10 @@ type StopRules struct {
 	MinOverlap float64 `yaml:"min_overlap"`
 	MinNew     int     `yaml:"min_new"`
 	Enough     int     `yaml:"enough"`
+	CiteRatio  float64 `yaml:"cite_ratio"`
+	// ThreadCiteRatio replaces CiteRatio for questions about a thread of
+	// events (decisions, progress), whose evidence is spread out.
+	ThreadCiteRatio float64 `yaml:"thread_cite_ratio"`
 }
 
 // TimeSignal maps words of a question to a window of Days back from now.
@@ -173,6 +177,9 @@ func (p Params) validate() error {
 	}
 	if l.Neighbors < 0 || l.Neighbors > 50 {
 		errs = append(errs, errors.New("limits.neighbors must be between 0 and 50"))
+	}
+	if p.Stop.CiteRatio < 0 || p.Stop.CiteRatio > 1 || p.Stop.ThreadCiteRatio < 0 || p.Stop.ThreadCiteRatio > 1 {
+		errs = append(errs, errors.New("stop.cite_ratio and stop.thread_cite_ratio must be in [0, 1]"))
 	}
 	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 {
 		errs = append(errs, errors.New("stop.relevance must be in (0, 1] and stop.min_overlap in [0, 1]"))

@@ -215,9 +215,22 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		d.answer = noEvidenceAnswer(r.question)
 		return d
 	}
-	if len(kept) > p.Limits.MaxEvidence {
-		kept = kept[:p.Limits.MaxEvidence]
+	// Cite what ranks close to the best supported hit, not everything that
+	// passed: precision matters as much as recall to a bot quoting evidence.
+	// A thread ("what did we decide about Atlas") is spread over several
+	// messages: cite more widely.
+	ratio := p.Stop.CiteRatio
+	if o.intent == "event" && o.intentHits > 0 {
+		ratio = p.Stop.ThreadCiteRatio
 	}
+	cut := len(kept)
+	for i, c := range kept {
+		if i >= p.Limits.MaxEvidence || c.rank < ratio*kept[0].rank {
+			cut = i
+			break
+		}
+	}
+	kept = kept[:max(cut, 1)]
 
 	// Items: one per message, sectioned by what the message says.
 	type itemC struct {
