@@ -195,8 +195,26 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			ownerKnown = true
 		}
 	}
+	// A question naming a speaker asks about that speaker: a message by
+	// another speaker counts only if it names them.
+	speakers := map[string]bool{}
+	for _, c := range r.seen {
+		if c.ev.SenderName != "" {
+			speakers[strings.ToLower(c.ev.SenderName)] = true
+		}
+	}
+	var named []string
+	for _, n := range rel.names {
+		if speakers[n] {
+			named = append(named, n)
+		}
+	}
 	var kept []*candidate
 	for _, c := range cands {
+		if len(named) > 0 && !slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !mentionsAny(c.ev.Content, named) {
+			r.note("set aside %s: said by %s, the question asks about %s", c.ev.MessageID, c.ev.SenderName, strings.Join(named, ", "))
+			continue
+		}
 		c.flags = r.flags(c)
 		if why := c.flags.excluded(); why != "" {
 			r.note("set aside %s: %s", c.ev.MessageID, why)
@@ -452,6 +470,16 @@ func noEvidenceAnswer(question string) string {
 		return "我没有找到能回答这个问题的记录。"
 	}
 	return "I found nothing in the history that answers this."
+}
+
+func mentionsAny(text string, names []string) bool {
+	lower := strings.ToLower(text)
+	for _, n := range names {
+		if containsWord(lower, n) {
+			return true
+		}
+	}
+	return false
 }
 
 func lowerAll(ss []string) []string {
