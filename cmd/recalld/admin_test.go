@@ -2,13 +2,17 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recalld/recalld/eval"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -231,5 +235,35 @@ func TestRecallCommand(t *testing.T) {
 	}
 	if err := a.run(t.Context(), []string{"recall", "-data", dir, "我有什么过敏吗？"}); err == nil {
 		t.Fatal("recall without -user accepted")
+	}
+}
+
+func TestEvalCommand(t *testing.T) {
+	out := t.TempDir()
+	var stdout bytes.Buffer
+	a := &app{getenv: func(string) string { return "" }, stdout: &stdout, stderr: io.Discard}
+	suite := "../../eval/testdata/loader/ok.json"
+	if err := a.run(t.Context(), []string{"eval", "--suite", suite, "--runners", "lexical,agent", "--out", out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"report.md", "report.json"} {
+		b, err := os.ReadFile(filepath.Join(out, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "agent") || !strings.Contains(string(b), "lexical") {
+			t.Fatalf("%s lacks a runner:\n%s", f, b)
+		}
+	}
+	svgs, _ := filepath.Glob(filepath.Join(out, "*.svg"))
+	if len(svgs) == 0 {
+		t.Fatal("no plot written")
+	}
+	err := a.run(t.Context(), []string{"eval", "--suite", suite, "--runners", "agent", "--out", t.TempDir(), "--min-recall", "1.01"})
+	if !errors.Is(err, eval.ErrBelowFloor) {
+		t.Fatalf("impossible floor: err = %v", err)
+	}
+	if err := a.run(t.Context(), []string{"eval", "--suite", suite, "--runners", "magic"}); err == nil {
+		t.Fatal("unknown runner accepted")
 	}
 }

@@ -35,6 +35,8 @@ Usage:
   recalld skill new NAME [-dir DIR] [-description TEXT]
                                  scaffold a retrieval skill folder from the template
   recalld skill check DIR        validate a skill folder
+  recalld eval --suite FILE [--suite FILE…] [--runners lexical,semantic,hybrid,agent] [--out DIR] [--min-recall F]
+                                 score retrieval and the recall agent; report.md/json with SVG plots
   recalld version                print the version
 
 Run "recalld COMMAND -h" for the flags of a command. Every flag has an
@@ -90,6 +92,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.recallCmd(ctx, rest)
 	case "skill":
 		return a.skillCmd(ctx, rest)
+	case "eval":
+		return a.evalCmd(ctx, rest)
 	case "version", "-version", "--version":
 		fmt.Fprintln(a.stdout, "recalld", version())
 		return nil

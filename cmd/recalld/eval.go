@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/eval"
+	"github.com/recalld/recalld/skills"
+)
+
+// listFlag collects a repeated flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// evalCmd scores runners against suites and writes the reports.
+func (a *app) evalCmd(ctx context.Context, args []string) error {
+	var (
+		suites, floors listFlag
+		runners        string
+		out            string
+		keep           bool
+	)
+	cfg, rest, err := loadConfig("eval", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+		fs.Var(&suites, "suite", "suite file: the fixture format or LoCoMo (repeatable)")
+		fs.StringVar(&runners, "runners", "lexical,semantic,hybrid,agent", "runners to compare")
+		fs.StringVar(&out, "out", "eval-out", "directory for report.md, report.json and the plots")
+		fs.Var(&floors, "min-recall", "quality floor, e.g. 0.6 (recall@10 of every runner) or hybrid:recall@10>=0.7 (repeatable)")
+		fs.BoolVar(&keep, "keep-data", false, "keep the suites' stores under -data")
+	})
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 || len(suites) == 0 {
+		return fmt.Errorf("%w: eval takes --suite FILE [--suite FILE…] and no arguments", errUsage)
+	}
+	ec := eval.Config{Suites: suites, OutDir: out, KeepData: keep, Progress: a.stderr, Logger: newLogger(cfg, a.stderr)}
+	if keep {
+		ec.DataDir = cfg.DataDir
+	}
+	if cfg.Embedder.Kind != "hash" || cfg.Embedder.Dim != 0 {
+		if ec.Embedder, err = newEmbedder(ctx, cfg.Embedder); err != nil {
+			return err
+		}
+	}
+	for _, name := range strings.Split(runners, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case "":
+		case eval.RunnerAgent:
+			skill, err := agent.LoadSkill(skills.FS, skills.Recall)
+			if err != nil {
+				return err
+			}
+			ec.Extra = append(ec.Extra, eval.AgentRunner{Agent: agent.New(nil, skill)})
+		default:
+			if !slices.Contains(eval.BuiltinRunners(), name) {
+				return fmt.Errorf("%w: unknown runner %q", errUsage, name)
+			}
+			ec.Runners = append(ec.Runners, name)
+		}
+	}
+	for _, f := range floors {
+		fl, err := eval.ParseFloor(f)
+		if err != nil {
+			return fmt.Errorf("%w: --min-recall %q: %v", errUsage, f, err)
+		}
+		ec.Floors = append(ec.Floors, fl)
+	}
+	rep, err := eval.Run(ctx, ec)
+	if rep != nil && out != "" {
+		fmt.Fprintf(a.stdout, "wrote %s/report.md, report.json and plots\n", out)
+	}
+	if errors.Is(err, eval.ErrBelowFloor) {
+		return fmt.Errorf("quality floor missed: %w", err)
+	}
+	return err
+}
