@@ -1,0 +1,42 @@
+package eval_test
+
+import (
+	"testing"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/eval"
+	"github.com/recalld/recalld/skills"
+)
+
+// TestCoreSuite runs the project's own suite (zh + en, every category) with
+// the hybrid ranking and the recall agent, and holds them to floors a
+// regression would miss.
+func TestCoreSuite(t *testing.T) {
+	skill, err := agent.LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var floors []eval.Floor
+	for _, f := range []string{"hybrid:recall@10>=0.9", "agent:recall@10>=0.75", "agent:mrr>=0.7"} {
+		fl, err := eval.ParseFloor(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		floors = append(floors, fl)
+	}
+	rep, err := eval.Run(t.Context(), eval.Config{
+		Suites:  []string{"testdata/core.json"},
+		Runners: []string{eval.RunnerHybrid},
+		Extra:   []eval.Runner{eval.AgentRunner{Agent: agent.New(nil, skill)}},
+		DataDir: t.TempDir(),
+		Floors:  floors,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rr := range rep.Suites[0].Runners {
+		if n := rr.Overall[eval.MetricLeaks]; n != 0 {
+			t.Errorf("%s leaked %v messages of other users", name, n)
+		}
+	}
+}
