@@ -252,12 +252,24 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	}
 	where := []string{"user_id = ?"}
 	args := []any{user}
-	where, args = filterSQL(q.Filter, where, args)
+	coarse := indexed > s.cfg.CoarseThreshold
+	// On the binary-code path a role filter costs more inside vec0 (a
+	// metadata check per row) than four times the candidates filtered here;
+	// a role that is rare among the best matches may return fewer hits.
+	f, role := q.Filter, ""
+	if coarse {
+		role, f.Role = f.Role, ""
+	}
+	where, args = filterSQL(f, where, args)
 	var scored []scoredSeq
-	if indexed <= s.cfg.CoarseThreshold {
+	if !coarse {
 		scored, err = s.knn(ctx, `embedding MATCH ?`, blob, q.TopK, where, args)
 	} else {
-		scored, err = s.coarseKNN(ctx, vec, blob, q.TopK, where, args)
+		k := q.TopK
+		if role != "" {
+			k *= 4
+		}
+		scored, err = s.coarseKNN(ctx, vec, blob, k, where, args)
 	}
 	if err != nil {
 		return nil, err
@@ -274,7 +286,7 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	}
 	hits := make([]Hit, 0, len(seqs))
 	for _, sc := range scored {
-		if m, ok := msgs[sc.seq]; ok && sc.score >= q.MinScore {
+		if m, ok := msgs[sc.seq]; ok && sc.score >= q.MinScore && (role == "" || m.Role == role) && len(hits) < q.TopK {
 			hits = append(hits, Hit{Message: m, Score: sc.score})
 		}
 	}

@@ -482,18 +482,36 @@ func TestCoarseSearchMatchesExact(t *testing.T) {
 	topics := []string{"spicy noodles for dinner", "project Atlas launch review", "周末去爬山", "我对花生过敏", "budget meeting on Friday", "my sister lives in Paris"}
 	var msgs []storage.Message
 	for i := range 60 {
-		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), "user", fmt.Sprintf("%s, note %d", topics[i%len(topics)], i), i))
+		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), []string{"user", "assistant"}[(i/len(topics))%2], fmt.Sprintf("%s, note %d", topics[i%len(topics)], i), i))
 	}
 	for _, s := range []*storage.Store{exact, coarse} {
 		mustInsert(t, s, "u1", slices.Clone(msgs)...)
 		mustDrain(t, s)
 	}
 	for _, q := range []string{"noodles", "Atlas launch", "爬山", "过敏", "sister Paris"} {
-		want, err := exact.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5})
+		// With a role filter, applied after the code scan on this path.
+		f := storage.Filter{Role: "assistant"}
+		want, err := exact.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5, Filter: f})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := coarse.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5})
+		got, err := coarse.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5, Filter: f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || len(got) == 0 {
+			t.Fatalf("%q with role: %d hits, exact %d", q, len(got), len(want))
+		}
+		for _, h := range got {
+			if h.Role != "assistant" {
+				t.Fatalf("%q: role filter let %s (%s) through", q, h.ID, h.Role)
+			}
+		}
+		want, err = exact.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err = coarse.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: q, TopK: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
