@@ -38,6 +38,17 @@ type Config struct {
 	APIKeys []APIKey `toml:"api_keys"`
 
 	Embedder EmbedderConfig `toml:"embedder"`
+	LLM      LLMConfig      `toml:"llm"`
+}
+
+// LLMConfig optionally lets a language model drive the recall agent: any
+// OpenAI-compatible chat endpoint with tool calling (OpenAI, vLLM,
+// llama-server --jinja, Ollama's /v1). Without a model the offline brain
+// answers; with one, the offline brain is the fallback.
+type LLMConfig struct {
+	BaseURL string `toml:"base_url"`
+	Model   string `toml:"model"`
+	APIKey  string `toml:"api_key"`
 }
 
 // APIKey is one bearer key. A key with a UserPrefix only acts for users whose
@@ -143,6 +154,8 @@ func loadConfig(name string, args []string, getenv func(string) string, stderr i
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
 	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
+	fs.StringVar(&cfg.LLM.BaseURL, "llm-url", cfg.LLM.BaseURL, "OpenAI-compatible chat API root for the recall agent (env RECALLD_LLM_URL)")
+	fs.StringVar(&cfg.LLM.Model, "llm-model", cfg.LLM.Model, "chat model; empty = offline brain only (env RECALLD_LLM_MODEL)")
 	if name == "serve" {
 		fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env RECALLD_ADDR)")
 		fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes (env RECALLD_BODY_LIMIT)")
@@ -213,6 +226,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)
 	num("RECALLD_EMBEDDER_DIM", func(n int64) { cfg.Embedder.Dim = int(n) })
+	str("RECALLD_LLM_URL", &cfg.LLM.BaseURL)
+	str("RECALLD_LLM_MODEL", &cfg.LLM.Model)
+	str("RECALLD_LLM_API_KEY", &cfg.LLM.APIKey)
 	return errors.Join(errs...)
 }
 
@@ -297,6 +313,9 @@ func (c Config) redacted() Config {
 	}
 	if out.Embedder.APIKey != "" {
 		out.Embedder.APIKey = "***"
+	}
+	if out.LLM.APIKey != "" {
+		out.LLM.APIKey = "***"
 	}
 	return out
 }

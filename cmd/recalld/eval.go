@@ -8,9 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/eval"
-	"github.com/recalld/recalld/skills"
 )
 
 // listFlag collects a repeated flag.
@@ -53,11 +51,12 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		switch name = strings.TrimSpace(name); name {
 		case "":
 		case eval.RunnerAgent:
-			skill, err := agent.LoadSkill(skills.FS, skills.Recall)
+			// The agent runs on each suite's own store, so it gets none here.
+			ag, err := newAgent(nil, ec.Logger, cfg.LLM)
 			if err != nil {
 				return err
 			}
-			ec.Extra = append(ec.Extra, eval.AgentRunner{Agent: agent.New(nil, skill)})
+			ec.Extra = append(ec.Extra, eval.AgentRunner{Agent: ag})
 		default:
 			if !slices.Contains(eval.BuiltinRunners(), name) {
 				return fmt.Errorf("%w: unknown runner %q", errUsage, name)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -381,7 +382,7 @@ func TestRoutesMatchSpec(t *testing.T) {
 		}
 	}
 	store := openTestStore(t, t.TempDir())
-	ag, err := newAgent(store, discardLogger())
+	ag, err := newAgent(store, discardLogger(), LLMConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,5 +471,36 @@ func TestRecallRoute(t *testing.T) {
 		if status, body := u.raw("POST", "/recall", bad.body); status != bad.status {
 			t.Fatalf("%v: status %d, want %d: %s", bad.body, status, bad.status, body)
 		}
+	}
+}
+
+// TestRecallWithBrokenLLM configures a language model whose server fails:
+// /healthz names it, and /recall still answers, offline, saying why.
+func TestRecallWithBrokenLLM(t *testing.T) {
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
+	}))
+	defer llm.Close()
+	ts := startServer(t, map[string]string{"RECALLD_LLM_URL": llm.URL, "RECALLD_LLM_MODEL": "tiny"})
+	var h healthResponse
+	ts.as("").do("GET", "/healthz", nil, 200, &h)
+	if h.Brain != "llm:tiny" {
+		t.Fatalf("brain %q", h.Brain)
+	}
+	u := ts.as("qq:1")
+	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("m1", "user", "我对花生过敏", 0)}}, 200, nil)
+	ts.waitIndexed()
+	var resp struct {
+		Evidence []struct {
+			MessageID string `json:"message_id"`
+		} `json:"evidence"`
+		Limits struct {
+			Brain string   `json:"brain"`
+			Notes []string `json:"notes"`
+		} `json:"limits"`
+	}
+	u.do("POST", "/recall", map[string]any{"question": "我有什么过敏吗？", "options": map[string]any{"budget_ms": 2000}}, 200, &resp)
+	if resp.Limits.Brain != "offline" || len(resp.Evidence) == 0 || !strings.Contains(strings.Join(resp.Limits.Notes, " "), "language model failed") {
+		t.Fatalf("recall with a failing model: %+v", resp)
 	}
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -149,13 +150,26 @@ func newEmbedder(ctx context.Context, cfg EmbedderConfig) (embed.Embedder, error
 	}
 }
 
-// newAgent builds the recall agent over store with the embedded recall skill.
-func newAgent(store *storage.Store, log *slog.Logger) (*agent.Agent, error) {
+// newAgent builds the recall agent over store with the embedded recall
+// skill, driven by the configured language model if there is one.
+func newAgent(store *storage.Store, log *slog.Logger, llm LLMConfig) (*agent.Agent, error) {
+	var svc *queryapi.Service
+	if store != nil {
+		svc = queryapi.New(store)
+	}
 	skill, err := agent.LoadSkill(skills.FS, skills.Recall)
 	if err != nil {
 		return nil, err
 	}
-	return agent.New(queryapi.New(store), skill, agent.WithLogger(log)), nil
+	opts := []agent.Option{agent.WithLogger(log)}
+	if llm.Model != "" {
+		m, err := agent.NewOpenAIModel(cmp.Or(llm.BaseURL, "https://api.openai.com/v1"), llm.APIKey, llm.Model, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, agent.WithLLM(m, llm.Model))
+	}
+	return agent.New(svc, skill, opts...), nil
 }
 
 // openStore opens the store of cfg with its embedder.
@@ -188,7 +202,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ag, err := newAgent(store, log)
+	ag, err := newAgent(store, log, cfg.LLM)
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}

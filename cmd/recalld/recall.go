@@ -38,7 +38,7 @@ func (a *app) recallCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer store.Close()
-	ag, err := newAgent(store, log)
+	ag, err := newAgent(store, log, cfg.LLM)
 	if err != nil {
 		return err
 	}
