@@ -20,6 +20,15 @@ import (
 //	leaks               ranked messages that are not the case user's
 //	errors              cases the runner failed on
 //	p50_ms, p95_ms      latency percentiles of the runner over the group
+//
+// Keys over everything a runner returned, meant for the agent, whose
+// ranking is the evidence it cites:
+//
+//	cited_recall        mean share of gold ids cited
+//	cited_precision     mean share of cited ids that are gold or acceptable, over cases citing any
+//	citations           mean number of cited messages per case
+//	forbidden_rate      share of cases with forbidden ids that cite one
+//	absent_correct      share of cases that should find nothing answered with no evidence
 type Scores map[string]float64
 
 // Metric names of a retrieval runner.
@@ -35,6 +44,12 @@ const (
 	MetricErrors      = "errors"
 	MetricP50         = "p50_ms"
 	MetricP95         = "p95_ms"
+
+	MetricCitedRecall    = "cited_recall"
+	MetricCitedPrecision = "cited_precision"
+	MetricCitations      = "citations"
+	MetricForbiddenRate  = "forbidden_rate"
+	MetricAbsentCorrect  = "absent_correct"
 )
 
 // RecallCutoffs are the k of the reported recall@k.
@@ -137,10 +152,24 @@ func containsAny(ids, set []string) bool {
 // scoreCase scores one case's answer. ranked is deduplicated and cut to the
 // depth; texts are the contents of ranked, in order.
 func scoreCase(c Case, ranked, texts []string, abstained bool) Scores {
-	s := Scores{}
+	s := Scores{MetricCitations: float64(len(ranked))}
+	if len(ranked) > 0 {
+		good := 0
+		for _, id := range ranked {
+			if slices.Contains(c.GoldEvidence, id) || slices.Contains(c.AcceptableEvidence, id) {
+				good++
+			}
+		}
+		s[MetricCitedPrecision] = float64(good) / float64(len(ranked))
+	}
+	if len(c.ForbiddenEvidence) > 0 {
+		s[MetricForbiddenRate] = b2f(containsAny(ranked, c.ForbiddenEvidence))
+	}
 	if c.NoEvidence() {
 		s[MetricAbstain] = b2f(abstained)
+		s[MetricAbsentCorrect] = b2f(abstained)
 	} else {
+		s[MetricCitedRecall] = recallAt(ranked, c.GoldEvidence, len(ranked))
 		for _, k := range recallCutoffs {
 			s[recallKey(k)] = recallAt(ranked, c.GoldEvidence, k)
 		}
@@ -169,11 +198,16 @@ func b2f(b bool) float64 {
 // latency percentiles over all.
 func aggregate(results []CaseResult, cases []Case) Scores {
 	out := Scores{}
-	var answerable, empty, forbidden, keywords int
+	var answerable, empty, forbidden, keywords, citing int
 	var lat []float64
 	for i, r := range results {
 		c := cases[i]
 		lat = append(lat, r.LatencyMS)
+		out[MetricCitations] += r.Scores[MetricCitations]
+		if p, ok := r.Scores[MetricCitedPrecision]; ok {
+			citing++
+			out[MetricCitedPrecision] += p
+		}
 		out[MetricLeaks] += float64(r.Leaks)
 		if r.Error != "" {
 			out[MetricErrors]++
@@ -181,6 +215,7 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 		if c.NoEvidence() {
 			empty++
 			out[MetricAbstain] += r.Scores[MetricAbstain]
+			out[MetricAbsentCorrect] += r.Scores[MetricAbsentCorrect]
 		} else {
 			answerable++
 			for _, k := range RecallKeys() {
@@ -188,10 +223,12 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 			}
 			out[MetricNDCG10] += r.Scores[MetricNDCG10]
 			out[MetricMRR] += r.Scores[MetricMRR]
+			out[MetricCitedRecall] += r.Scores[MetricCitedRecall]
 		}
 		if len(c.ForbiddenEvidence) > 0 {
 			forbidden++
 			out[MetricForbidden10] += r.Scores[MetricForbidden10]
+			out[MetricForbiddenRate] += r.Scores[MetricForbiddenRate]
 		}
 		if len(c.ExpectedKeywords) > 0 {
 			keywords++
@@ -200,16 +237,24 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 	}
 	if answerable > 0 {
 		out[MetricCases] = float64(answerable)
-		for _, k := range append(RecallKeys(), MetricNDCG10, MetricMRR) {
+		for _, k := range append(RecallKeys(), MetricNDCG10, MetricMRR, MetricCitedRecall) {
 			out[k] /= float64(answerable)
 		}
+	}
+	if len(results) > 0 {
+		out[MetricCitations] /= float64(len(results))
+	}
+	if citing > 0 {
+		out[MetricCitedPrecision] /= float64(citing)
 	}
 	if empty > 0 {
 		out[MetricNoEvidence] = float64(empty)
 		out[MetricAbstain] /= float64(empty)
+		out[MetricAbsentCorrect] /= float64(empty)
 	}
 	if forbidden > 0 {
 		out[MetricForbidden10] /= float64(forbidden)
+		out[MetricForbiddenRate] /= float64(forbidden)
 	}
 	if keywords > 0 {
 		out[MetricKeywords10] /= float64(keywords)

@@ -20,26 +20,31 @@ func TestRankingMetrics(t *testing.T) {
 			// Gold at ranks 1, 3 and 6 of four gold ids.
 			// nDCG@10 = (1 + 1/log2 4 + 1/log2 7) / (1 + 1/log2 3 + 1/log2 4 + 1/log2 5).
 			name: "three of four", ranked: []string{"a", "x", "b", "y", "z", "c"}, gold: []string{"a", "b", "c", "d"},
-			want: Scores{"recall@1": 0.25, "recall@5": 0.5, "recall@10": 0.75, "recall@25": 0.75, "ndcg@10": 0.7246262544989281, "mrr": 1},
+			want: Scores{"recall@1": 0.25, "recall@5": 0.5, "recall@10": 0.75, "recall@25": 0.75, "ndcg@10": 0.7246262544989281, "mrr": 1,
+				"cited_recall": 0.75, "citations": 6, "cited_precision": 0.5},
 		},
 		{
 			name: "first gold at rank 3", ranked: []string{"x", "y", "g"}, gold: []string{"g"},
-			want: Scores{"recall@1": 0, "recall@5": 1, "recall@10": 1, "recall@25": 1, "ndcg@10": 0.5, "mrr": 1.0 / 3},
+			want: Scores{"recall@1": 0, "recall@5": 1, "recall@10": 1, "recall@25": 1, "ndcg@10": 0.5, "mrr": 1.0 / 3,
+				"cited_recall": 1, "citations": 3, "cited_precision": 1.0 / 3},
 		},
 		{
 			name: "nothing ranked", ranked: nil, gold: []string{"g"},
-			want: Scores{"recall@1": 0, "recall@5": 0, "recall@10": 0, "recall@25": 0, "ndcg@10": 0, "mrr": 0},
+			want: Scores{"recall@1": 0, "recall@5": 0, "recall@10": 0, "recall@25": 0, "ndcg@10": 0, "mrr": 0,
+				"cited_recall": 0, "citations": 0},
 		},
 		{
 			// Gold at rank 11 counts for recall@25 only.
 			name: "beyond ten", ranked: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "g"}, gold: []string{"g"},
-			want: Scores{"recall@1": 0, "recall@5": 0, "recall@10": 0, "recall@25": 1, "ndcg@10": 0, "mrr": 1.0 / 11},
+			want: Scores{"recall@1": 0, "recall@5": 0, "recall@10": 0, "recall@25": 1, "ndcg@10": 0, "mrr": 1.0 / 11,
+				"cited_recall": 1, "citations": 11, "cited_precision": 1.0 / 11},
 		},
 		{
 			// More gold than 10: the ideal DCG stops at 10.
 			name: "perfect with many gold", ranked: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"},
 			gold: []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"},
-			want: Scores{"recall@1": 1.0 / 12, "recall@5": 5.0 / 12, "recall@10": 10.0 / 12, "recall@25": 1, "ndcg@10": 1, "mrr": 1},
+			want: Scores{"recall@1": 1.0 / 12, "recall@5": 5.0 / 12, "recall@10": 10.0 / 12, "recall@25": 1, "ndcg@10": 1, "mrr": 1,
+				"cited_recall": 1, "citations": 12, "cited_precision": 1},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,15 +60,15 @@ func TestScoreCaseExtras(t *testing.T) {
 	c := Case{GoldEvidence: []string{"g"}, ForbiddenEvidence: []string{"f"}, ExpectedKeywords: []string{"may", "June"}}
 	got := scoreCase(c, []string{"f", "g"}, []string{"Atlas ships in March", "Atlas ships in May"}, false)
 	want := Scores{"recall@1": 0, "recall@5": 1, "recall@10": 1, "recall@25": 1, "ndcg@10": 1 / math.Log2(3), "mrr": 0.5,
-		"forbidden@10": 1, "keywords@10": 0.5}
+		"forbidden@10": 1, "keywords@10": 0.5, "cited_recall": 1, "citations": 2, "cited_precision": 0.5, "forbidden_rate": 1}
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("scores (-want +got):\n%s", diff)
 	}
 	empty := Case{ForbiddenEvidence: []string{"f"}}
-	if diff := cmp.Diff(Scores{"abstain_rate": 1, "forbidden@10": 0}, scoreCase(empty, nil, nil, true)); diff != "" {
+	if diff := cmp.Diff(Scores{"abstain_rate": 1, "forbidden@10": 0, "absent_correct": 1, "citations": 0, "forbidden_rate": 0}, scoreCase(empty, nil, nil, true)); diff != "" {
 		t.Errorf("abstained (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Scores{"abstain_rate": 0, "forbidden@10": 1}, scoreCase(empty, []string{"f"}, []string{""}, false)); diff != "" {
+	if diff := cmp.Diff(Scores{"abstain_rate": 0, "forbidden@10": 1, "absent_correct": 0, "citations": 1, "cited_precision": 0, "forbidden_rate": 1}, scoreCase(empty, []string{"f"}, []string{""}, false)); diff != "" {
 		t.Errorf("answered (-want +got):\n%s", diff)
 	}
 }
@@ -101,6 +106,12 @@ func TestAggregate(t *testing.T) {
 		"errors":            1,
 		"p50_ms":            3,
 		"p95_ms":            5,
+		// Over everything returned: precision over the three cases citing anything.
+		"citations":       (6 + 3 + 0 + 1 + 0) / 5.0,
+		"cited_precision": (0.5 + 1.0/3 + 0) / 3,
+		"cited_recall":    (0.75 + 1 + 0) / 3,
+		"forbidden_rate":  0.5,
+		"absent_correct":  0.5,
 	}
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("aggregate (-want +got):\n%s", diff)

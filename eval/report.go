@@ -194,6 +194,7 @@ func (r *Report) Markdown() []byte {
 			b.WriteString("\n")
 		}
 		r.overallTable(&b, s.Runners)
+		r.citedTable(&b, s.Runners)
 		if len(r.Suites) > 1 {
 			fmt.Fprintf(&b, "![recall@k on %s](%s%s.svg)\n\n", s.Key, suitePlotBase, s.Key)
 		}
@@ -222,6 +223,23 @@ func (r *Report) overallTable(b *bytes.Buffer, runners map[string]*RunnerReport)
 			fmt.Fprintf(b, " %s |", formatMetric(c, runners[name].Overall))
 		}
 		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// citedTable shows the metrics over everything each runner returned: for
+// the agent that is the evidence it cites; for a ranker, its whole ranking.
+func (r *Report) citedTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
+	cols := []string{MetricCitations, MetricCitedRecall, MetricCitedPrecision, MetricForbiddenRate}
+	fmt.Fprintf(b, "Over everything returned (the agent's citations; a ranker's whole list of up to %d):\n\n", r.Depth)
+	fmt.Fprintf(b, "| runner | %s | %s |\n|---|%s\n", strings.Join(cols, " | "), MetricAbsentCorrect, strings.Repeat("---:|", len(cols)+1))
+	for _, name := range r.RunnerOrder {
+		rr := runners[name]
+		fmt.Fprintf(b, "| %s |", name)
+		for _, c := range cols {
+			fmt.Fprintf(b, " %s |", formatMetric(c, rr.Overall))
+		}
+		fmt.Fprintf(b, " %s |\n", formatMetric(MetricAbsentCorrect, rr.NoEvidence))
 	}
 	b.WriteString("\n")
 }
