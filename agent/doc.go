@@ -1,9 +1,11 @@
-// Package agent holds the recall agent: the retrieval strategy it runs over
-// the user-bound query tools and, later, the LangChainGo loop that lets a
-// model drive those tools.
+// Package agent holds the recall agent: the Observe → Decide → Reflect loop
+// over the user-bound query tools, its two brains (the offline brain that
+// follows the recall skill's rules, and an LLM brain that drives the same
+// tools with native tool calls through LangChainGo), the evidence verifier
+// both answers pass through, and the hybrid ranking eval measures.
 //
 // Everything agent reads comes through queryapi.Tools, which are bound to one
 // user before agent sees them; agent never imports storage, opens SQLite or
-// Bleve, or chooses a user. Its rankings are deterministic for the same store
-// and question.
+// Bleve, or chooses a user. The offline brain is deterministic for the same
+// store, question and clock.
 package agent

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -17,66 +18,104 @@ import (
 	"github.com/recalld/recalld/queryapi"
 )
 
-// WithLLM lets a language model drive the loop; the offline brain stays the
-// fallback for any model failure. modelName is reported as "llm:<modelName>".
+// WithLLM lets a language model drive the loop through native tool calls.
+// The offline brain stays the fallback for any model failure (down, HTTP
+// 429/5xx, timeout, an answer that is not the skill's JSON), which the
+// response notes in limits.notes. modelName is reported as
+// "llm:<modelName>". A nil model leaves the agent offline.
 func WithLLM(model llms.Model, modelName string) Option {
-	return func(a *Agent) { a.llm = newLLMBrain(model, modelName) }
+	return func(a *Agent) {
+		if model != nil {
+			a.llm = newLLMBrain(model, modelName)
+		}
+	}
 }
 
-// NewOpenAIModel returns a chat model for any OpenAI-compatible endpoint
-// (OpenAI, vLLM with a tool parser, llama-server --jinja, Ollama's /v1).
-// langchaingo refuses an empty token, so a placeholder is sent when none is
-// given; local servers ignore it.
-func NewOpenAIModel(baseURL, token, model string, hc *http.Client) (llms.Model, error) {
-	if model == "" {
+// DefaultOpenAIBaseURL is the endpoint NewOpenAIModel uses when given none.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+// placeholderToken is sent when no API key is given: langchaingo refuses an
+// empty one, and local servers ignore it.
+const placeholderToken = "recalld-no-key"
+
+// NewOpenAIModel returns a chat model for any OpenAI-compatible endpoint:
+// OpenAI, vLLM with a tool parser, llama-server --jinja, Ollama's /v1
+// (langchaingo's llms/ollama sends no tools). baseURL is the API root, such
+// as "http://127.0.0.1:11434/v1". Every setting is explicit, so no
+// OPENAI_* environment variable changes it; httpClient may be nil.
+func NewOpenAIModel(baseURL, token, model string, httpClient *http.Client) (llms.Model, error) {
+	if strings.TrimSpace(model) == "" {
 		return nil, errors.New("agent: llm model is required")
 	}
-	if token == "" {
-		token = "recalld-no-key"
+	if baseURL == "" {
+		baseURL = DefaultOpenAIBaseURL
 	}
-	opts := []openai.Option{openai.WithBaseURL(baseURL), openai.WithToken(token), openai.WithModel(model), openai.WithOrganization("")}
-	if hc != nil {
-		opts = append(opts, openai.WithHTTPClient(hc))
+	if token == "" {
+		token = placeholderToken
+	}
+	opts := []openai.Option{
+		openai.WithBaseURL(strings.TrimRight(baseURL, "/")),
+		openai.WithToken(token),
+		openai.WithModel(model),
+		openai.WithOrganization(""),
+	}
+	if httpClient != nil {
+		opts = append(opts, openai.WithHTTPClient(httpClient))
 	}
 	m, err := openai.New(opts...)
 	if err != nil {
-		return nil, fmt.Errorf("agent: llm %s: %w", model, err)
+		return nil, fmt.Errorf("agent: llm %q: %w", model, err)
 	}
 	return m, nil
 }
 
-// llmBrain runs the tool loop with native tool calls. The tools it offers
-// have no user parameter: the run's tools are bound already.
+// llmBrain lets a model run the loop with native tool calls. It holds no
+// per-recall state, so one brain serves concurrent recalls. The tools it
+// offers have no user parameter: the run's tools are bound already.
 type llmBrain struct {
 	model     llms.Model
 	modelName string
 	tools     []llms.Tool
 }
 
+var _ brain = (*llmBrain)(nil)
+
+// The four tools, as the model knows them.
+const (
+	toolList     = "messages_list"
+	toolLexical  = "lexical_search"
+	toolSemantic = "semantic_search"
+	toolNeigh    = "neighbors"
+)
+
 func newLLMBrain(model llms.Model, name string) *llmBrain {
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
-	schema := func(v any) map[string]any {
-		b, err := json.Marshal(r.Reflect(v))
-		if err != nil {
-			panic(fmt.Sprintf("agent: tool schema: %v", err)) // static types: cannot fail
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			panic(fmt.Sprintf("agent: tool schema: %v", err))
-		}
-		delete(m, "$schema")
-		delete(m, "$id")
-		return m
-	}
 	tool := func(name, desc string, params any) llms.Tool {
-		return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: name, Description: desc, Parameters: schema(params)}}
+		return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: name, Description: desc, Parameters: toolSchema(params)}}
 	}
 	return &llmBrain{model: model, modelName: name, tools: []llms.Tool{
-		tool("messages_list", "List the user's messages in time order, optionally within a time window, role or conversation.", &queryapi.ListParams{}),
-		tool("lexical_search", "BM25 search over words and \"quoted phrases\" in the user's messages. Use for exact phrases, names, places, projects.", &queryapi.LexicalParams{}),
-		tool("semantic_search", "Find the user's messages closest in meaning to query_text. Use for paraphrased questions.", &queryapi.SemanticParams{}),
-		tool("neighbors", "Fetch the messages around one message in its conversation, to check its context.", &queryapi.NeighborsParams{}),
+		tool(toolList, "List the user's messages in time order, optionally within a time window, for one role or conversation. Use it for schedules and \"what did we talk about this week\".", &queryapi.ListParams{}),
+		tool(toolLexical, "BM25 search over words and \"quoted phrases\" in the user's messages. Use it for exact phrases, names, places, dishes, projects.", &queryapi.LexicalParams{}),
+		tool(toolSemantic, "Find the user's messages closest in meaning to query_text. Use it when the question paraphrases.", &queryapi.SemanticParams{}),
+		tool(toolNeigh, "Fetch the messages around one message of the user in its conversation, to check its context before trusting it.", &queryapi.NeighborsParams{}),
 	}}
+}
+
+// toolSchema reflects a queryapi parameter struct into the JSON schema of a
+// tool's parameters. DoNotReference inlines nested structs (the param
+// structs are not recursive); $schema and $id mean nothing to a model.
+func toolSchema(params any) map[string]any {
+	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
+	b, err := json.Marshal(r.Reflect(params))
+	if err != nil {
+		panic(fmt.Sprintf("agent: tool schema of %T: %v", params, err)) // fixed types: a programming error
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(fmt.Sprintf("agent: tool schema of %T: %v", params, err))
+	}
+	delete(m, "$schema")
+	delete(m, "$id")
+	return m
 }
 
 func (b *llmBrain) name() string { return "llm:" + b.modelName }
@@ -84,82 +123,196 @@ func (b *llmBrain) name() string { return "llm:" + b.modelName }
 // errNoAnswer is a model that never produced a usable final answer.
 var errNoAnswer = errors.New("agent: the model gave no usable answer")
 
+// Messages the loop adds to the conversation.
+const (
+	askForJSON  = `Answer now with only the JSON object described under "Answer format", nothing else.`
+	toolsClosed = `The search budget is spent: no more tool calls. ` + askForJSON
+)
+
+// llmRun is the state of one recall driven by the model.
+type llmRun struct {
+	*llmBrain
+	r        *run
+	searches int // search calls that reached a tool
+	userOnly int // ...of which filtered to role=user
+	rejected int // calls the model must fix: unknown tool, malformed or invalid arguments
+}
+
+// recall runs the tool loop: each round the model either calls tools, whose
+// results go back as tool messages, or answers. When the rounds or the tool
+// calls are spent the tools close and the model must answer; an answer that
+// is not the skill's JSON gets one retry. Any model failure is an error,
+// and Agent.Recall then answers offline.
 func (b *llmBrain) recall(ctx context.Context, r *run) error {
+	lr := &llmRun{llmBrain: b, r: r}
+	if r.rolePref == "user" {
+		r.role = "user"
+	}
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, b.systemPrompt(r)),
 		llms.TextParts(llms.ChatMessageTypeHuman, r.question),
 	}
-	retried := false
-	for r.rounds < r.maxRounds {
-		r.rounds++
-		resp, err := b.model.GenerateContent(ctx, msgs, llms.WithTools(b.tools), llms.WithTemperature(0))
-		if err != nil {
-			return fmt.Errorf("llm round %d: %w", r.rounds, err)
+	r.step("observe", "", map[string]any{"model": b.modelName}, 0, "the model plans the searches")
+	closed, forced, retried := false, false, false
+	for {
+		opts := []llms.CallOption{llms.WithTools(b.tools), llms.WithTemperature(0)}
+		if closed {
+			opts = append(opts, llms.WithToolChoice("none"))
 		}
-		if len(resp.Choices) == 0 {
-			return fmt.Errorf("llm round %d: %w", r.rounds, errNoAnswer)
+		resp, err := b.model.GenerateContent(ctx, msgs, opts...)
+		if err != nil {
+			return fmt.Errorf("llm round %d: %w", r.rounds+1, err)
+		}
+		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
+			return fmt.Errorf("llm round %d: %w: no choices", r.rounds+1, errNoAnswer)
 		}
 		ch := resp.Choices[0]
-		if len(ch.ToolCalls) == 0 {
-			d, err := parseAnswer(ch.Content)
-			if err == nil {
-				r.draft = d
-				r.step("decide", "", nil, 0, "model answered")
-				return nil
+
+		if len(ch.ToolCalls) > 0 && !closed {
+			r.rounds++
+			fresh, err := lr.callTools(ctx, &msgs, ch)
+			if err != nil {
+				return err
 			}
-			if retried {
-				return fmt.Errorf("llm final answer: %w: %v", errNoAnswer, err)
+			r.step("reflect", "", nil, fresh, fmt.Sprintf("round %d: %d tool calls, %d new messages", r.rounds, len(ch.ToolCalls), fresh))
+			if r.rounds >= r.maxRounds || lr.toolsSpent() {
+				closed, forced = true, true
+				r.note("the model used up its search budget and was asked to answer")
+				msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, toolsClosed))
 			}
-			retried = true
-			msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeAI, ch.Content),
-				llms.TextParts(llms.ChatMessageTypeHuman, "Answer with only the JSON object described under \"Answer format\", nothing else."))
 			continue
 		}
-		call := llms.MessageContent{Role: llms.ChatMessageTypeAI}
-		if ch.Content != "" {
-			call.Parts = append(call.Parts, llms.TextContent{Text: ch.Content})
+
+		d, perr := parseAnswer(ch.Content)
+		if perr == nil {
+			lr.finish(d, forced)
+			return nil
 		}
-		for _, tc := range ch.ToolCalls {
-			call.Parts = append(call.Parts, tc)
+		if retried {
+			return fmt.Errorf("llm final answer: %w: %v", errNoAnswer, perr)
 		}
-		msgs = append(msgs, call)
-		for _, tc := range ch.ToolCalls {
-			if tc.FunctionCall == nil {
-				continue
-			}
-			out := b.exec(ctx, r, tc.FunctionCall.Name, tc.FunctionCall.Arguments)
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return fmt.Errorf("llm tools: %w", ctx.Err())
-			}
-			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-				llms.ToolCallResponse{ToolCallID: tc.ID, Name: tc.FunctionCall.Name, Content: out},
-			}})
+		retried = true
+		r.step("reflect", "", nil, 0, "the answer was not the skill's JSON; asked again")
+		if len(ch.ToolCalls) == 0 && strings.TrimSpace(ch.Content) != "" {
+			msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeAI, ch.Content))
 		}
+		ask := askForJSON
+		if closed {
+			ask = toolsClosed
+		}
+		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeHuman, ask))
 	}
-	return fmt.Errorf("llm: %w within %d rounds", errNoAnswer, r.maxRounds)
 }
 
-func (b *llmBrain) systemPrompt(r *run) string {
-	var sb strings.Builder
-	sb.WriteString(r.skill.Body)
-	sb.WriteString("\n\n## This question\n")
-	fmt.Fprintf(&sb, "- Now: %s\n", r.now.Format(time.RFC3339))
-	if !r.window.since.IsZero() || !r.window.until.IsZero() {
-		fmt.Fprintf(&sb, "- Search only between %s and %s (the caller's window).\n", fmtDay(r.window.since), fmtDay(r.window.until))
+// finish stores the model's answer as the run's draft for the verifier.
+func (lr *llmRun) finish(d draft, forced bool) {
+	r := lr.r
+	if d.stopReason == "" {
+		d.stopReason = StopEnough
+		if forced {
+			d.stopReason = StopBudget
+		}
 	}
-	if r.rolePref != "" {
-		fmt.Fprintf(&sb, "- Role preference: %s.\n", r.rolePref)
+	if r.role == "" && lr.searches > 0 && lr.userOnly == lr.searches {
+		r.role = "user"
 	}
-	fmt.Fprintf(&sb, "- At most %d rounds and %d tool calls.\n", r.maxRounds, r.skill.Params.Limits.MaxToolCalls)
-	return sb.String()
+	if lr.rejected > 0 {
+		r.note("%d tool calls of the model were rejected (unknown tool, malformed or invalid arguments)", lr.rejected)
+	}
+	r.draft = d
+	r.step("decide", "", nil, len(d.cited), "the model answered: "+d.stopReason)
 }
 
-// exec runs one tool call and returns what the model reads: hits as
-// compact JSON, or an error text it can correct.
-func (b *llmBrain) exec(ctx context.Context, r *run, name, raw string) string {
-	args, err := toolArgs(raw)
-	if err != nil {
-		return "error: " + err.Error()
+func (lr *llmRun) toolsSpent() bool {
+	lr.r.mu.Lock()
+	defer lr.r.mu.Unlock()
+	return lr.r.toolsCalled >= lr.r.skill.Params.Limits.MaxToolCalls
+}
+
+// callTools runs the tool calls of one model turn and appends the turn and
+// one tool message per call to msgs. It returns how many messages were new
+// to the run; an error is a spent time budget or a broken store.
+func (lr *llmRun) callTools(ctx context.Context, msgs *[]llms.MessageContent, ch *llms.ContentChoice) (int, error) {
+	turn := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+	if ch.Content != "" {
+		turn.Parts = append(turn.Parts, llms.TextContent{Text: ch.Content})
+	}
+	calls := make([]llms.ToolCall, len(ch.ToolCalls))
+	for i, tc := range ch.ToolCalls {
+		// Some local servers leave out the id or type; the reply must match.
+		if tc.ID == "" {
+			tc.ID = fmt.Sprintf("call_%d_%d", lr.r.rounds, i)
+		}
+		if tc.Type == "" {
+			tc.Type = "function"
+		}
+		if tc.FunctionCall == nil {
+			tc.FunctionCall = &llms.FunctionCall{}
+		}
+		calls[i] = tc
+		turn.Parts = append(turn.Parts, tc)
+	}
+	*msgs = append(*msgs, turn)
+	fresh := 0
+	for _, tc := range calls {
+		out, n, err := lr.exec(ctx, tc.FunctionCall.Name, tc.FunctionCall.Arguments)
+		if err != nil {
+			return fresh, fmt.Errorf("llm tool %s: %w", tc.FunctionCall.Name, err)
+		}
+		fresh += n
+		*msgs = append(*msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+			llms.ToolCallResponse{ToolCallID: tc.ID, Name: tc.FunctionCall.Name, Content: out},
+		}})
+	}
+	return fresh, nil
+}
+
+// toolHit is a message as the model reads it.
+type toolHit struct {
+	ID     string `json:"message_id"`
+	Role   string `json:"role"`
+	At     string `json:"created_at"`
+	Conv   string `json:"conversation_id,omitempty"`
+	Sender string `json:"sender_name,omitempty"`
+	Anchor bool   `json:"anchor,omitempty"`
+	Text   string `json:"content"`
+}
+
+// toolResultChars cuts long messages in tool results; the evidence keeps
+// the full text.
+const toolResultChars = 300
+
+func toToolHit(e queryapi.Evidence) toolHit {
+	return toolHit{ID: e.MessageID, Role: e.Role, At: e.CreatedAt.Format(time.RFC3339), Conv: e.ConversationID,
+		Sender: e.SenderName, Text: truncate(e.Content, toolResultChars)}
+}
+
+func toolError(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+// exec runs one tool call through the run's counted, budgeted and traced
+// tools and returns what the model reads: the hits as JSON, or an error it
+// can correct. Every call, even a malformed one, counts against the tool
+// budget. err is only for what the model cannot fix: the time budget or a
+// broken store.
+func (lr *llmRun) exec(ctx context.Context, name, raw string) (out string, fresh int, err error) {
+	r := lr.r
+	if err := ctx.Err(); err != nil {
+		return "", 0, err
+	}
+	reject := func(reason string) (string, int, error) {
+		lr.rejected++
+		if err := r.callBudget(); err != nil {
+			return toolError("tool call budget spent; answer now"), 0, nil
+		}
+		r.step("decide", name, truncate(raw, 200), 0, "rejected: "+reason)
+		return toolError(reason), 0, nil
+	}
+	args, aerr := toolArgs(raw)
+	if aerr != nil {
+		return reject(fmt.Sprintf("arguments of %s: %v", name, aerr))
 	}
 	decode := func(dst any) error {
 		dec := json.NewDecoder(bytes.NewReader(args))
@@ -169,138 +322,316 @@ func (b *llmBrain) exec(ctx context.Context, r *run, name, raw string) string {
 		}
 		return nil
 	}
+
 	var (
-		hits []queryapi.Evidence
-		next string
+		hits   []queryapi.Evidence
+		next   string
+		anchor = -1
+		nres   queryapi.NeighborsResult
+		role   string // the role filter of a search
+		terr   error
 	)
 	switch name {
-	case "messages_list":
+	case toolList:
 		var p queryapi.ListParams
-		if err = decode(&p); err == nil {
-			var page queryapi.Page
-			page, err = r.list(ctx, p)
-			hits, next = page.Hits, page.NextCursor
+		if err := decode(&p); err != nil {
+			return reject(err.Error())
 		}
-	case "lexical_search":
+		p.Since, p.Until, p.Role = lr.narrow(p.Since, p.Until, p.Role)
+		role = p.Role
+		var page queryapi.Page
+		page, terr = r.list(ctx, p)
+		hits, next = page.Hits, page.NextCursor
+	case toolLexical:
 		var p queryapi.LexicalParams
-		if err = decode(&p); err == nil {
-			var page queryapi.Page
-			page, err = r.lexical(ctx, p)
-			hits, next = page.Hits, page.NextCursor
+		if err := decode(&p); err != nil {
+			return reject(err.Error())
 		}
-	case "semantic_search":
+		p.Filter.Since, p.Filter.Until, p.Filter.Role = lr.narrow(p.Filter.Since, p.Filter.Until, p.Filter.Role)
+		role = p.Filter.Role
+		var page queryapi.Page
+		page, terr = r.lexical(ctx, p)
+		hits, next = page.Hits, page.NextCursor
+	case toolSemantic:
 		var p queryapi.SemanticParams
-		if err = decode(&p); err == nil {
-			var page queryapi.Page
-			page, err = r.semantic(ctx, p)
-			hits = page.Hits
+		if err := decode(&p); err != nil {
+			return reject(err.Error())
 		}
-	case "neighbors":
+		p.Filter.Since, p.Filter.Until, p.Filter.Role = lr.narrow(p.Filter.Since, p.Filter.Until, p.Filter.Role)
+		role = p.Filter.Role
+		var page queryapi.Page
+		page, terr = r.semantic(ctx, p)
+		hits = page.Hits
+	case toolNeigh:
 		var p queryapi.NeighborsParams
-		if err = decode(&p); err == nil {
-			var res queryapi.NeighborsResult
-			if res, err = r.neighbors(ctx, p); err == nil {
-				hits = append(append(append([]queryapi.Evidence(nil), res.Before...), res.Anchor), res.After...)
-			}
+		if err := decode(&p); err != nil {
+			return reject(err.Error())
+		}
+		nres, terr = r.neighbors(ctx, p)
+		if terr == nil {
+			hits = append(append(append(hits, nres.Before...), nres.Anchor), nres.After...)
+			anchor = len(nres.Before)
 		}
 	default:
-		err = fmt.Errorf("unknown tool %q", name)
+		return reject(fmt.Sprintf("unknown tool %q; the tools are %s, %s, %s and %s", name, toolList, toolLexical, toolSemantic, toolNeigh))
 	}
+
+	switch {
+	case terr == nil:
+	case ctx.Err() != nil:
+		return "", 0, ctx.Err()
+	case errors.Is(terr, errToolBudget):
+		return toolError("tool call budget spent; answer now"), 0, nil
+	case errors.Is(terr, queryapi.ErrNotFound):
+		// Another user's message reads exactly like a missing one.
+		return toolError("not found: no message with that id"), 0, nil
+	case errors.Is(terr, queryapi.ErrInvalidQuery):
+		lr.rejected++
+		return toolError(terr.Error()), 0, nil
+	default:
+		return "", 0, terr
+	}
+
+	fresh = r.remember(hits)
+	if anchor >= 0 {
+		// The anchor may be new to the run: keep its context for the evidence.
+		if c := r.seen[nres.Anchor.MessageID]; c != nil && c.context == nil {
+			c.context = append(append([]queryapi.Evidence{}, nres.Before...), nres.After...)
+		}
+	}
+	if name != toolNeigh {
+		lr.searches++
+		if role == "user" {
+			lr.userOnly++
+		}
+	}
+	res := struct {
+		Hits       []toolHit `json:"hits"`
+		NextCursor string    `json:"next_cursor,omitempty"`
+	}{Hits: make([]toolHit, 0, len(hits)), NextCursor: next}
+	for i, h := range hits {
+		th := toToolHit(h)
+		th.Anchor = i == anchor
+		res.Hits = append(res.Hits, th)
+	}
+	b, err := json.Marshal(res)
 	if err != nil {
-		r.note("a tool call of the model failed: %s", truncate(err.Error(), 100))
-		return "error: " + err.Error()
+		return "", 0, err
 	}
-	r.remember(hits)
-	type hit struct {
-		ID      string `json:"message_id"`
-		Role    string `json:"role"`
-		At      string `json:"created_at"`
-		Sender  string `json:"sender_name,omitempty"`
-		Content string `json:"content"`
-	}
-	out := struct {
-		Hits       []hit  `json:"hits"`
-		NextCursor string `json:"next_cursor,omitempty"`
-	}{Hits: []hit{}, NextCursor: next}
-	for _, h := range hits {
-		out.Hits = append(out.Hits, hit{h.MessageID, h.Role, h.CreatedAt.Format(time.RFC3339), h.SenderName, truncate(h.Content, 300)})
-	}
-	b2, _ := json.Marshal(out)
-	return string(b2)
+	return string(b), fresh, nil
 }
 
-// toolArgs accepts a JSON object, or a JSON string holding one (some
-// servers double-encode), and "" as {}.
+// narrow keeps a search inside the caller's time window and role
+// preference, whatever the model asked for.
+func (lr *llmRun) narrow(since, until, role string) (string, string, string) {
+	r := lr.r
+	if r.window.explicit {
+		since = clampTime(since, r.window.since, true)
+		until = clampTime(until, r.window.until, false)
+	}
+	if r.rolePref == "user" {
+		role = "user"
+	}
+	return since, until, role
+}
+
+// clampTime moves v inside bound: not before it when lower, not after it
+// otherwise. An unparsable v is left for the tool to reject.
+func clampTime(v string, bound time.Time, lower bool) string {
+	if bound.IsZero() {
+		return v
+	}
+	if v == "" {
+		return bound.Format(time.RFC3339Nano)
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err == nil && (lower && t.Before(bound) || !lower && t.After(bound)) {
+		return bound.Format(time.RFC3339Nano)
+	}
+	return v
+}
+
+func (b *llmBrain) systemPrompt(r *run) string {
+	var sb strings.Builder
+	sb.WriteString(strings.TrimSpace(r.skill.Body))
+	sb.WriteString("\n\n## This question\n")
+	fmt.Fprintf(&sb, "- Now is %s; resolve relative times (this week, 上次, 最近) from it.\n", r.now.Format(time.RFC3339))
+	if r.window.explicit {
+		fmt.Fprintf(&sb, "- The caller limits the search to %s (since, inclusive) … %s (until, exclusive); searches outside it are narrowed to it.\n",
+			fmtTime(r.window.since), fmtTime(r.window.until))
+	}
+	switch r.rolePref {
+	case "user":
+		sb.WriteString("- Role preference: user. Only the user's own messages count; searches are filtered to role=user.\n")
+	case "any":
+		sb.WriteString("- Role preference: any. Messages of every role may count.\n")
+	}
+	fmt.Fprintf(&sb, "- At most %d rounds of tool calls and %d tool calls in all; then answer.\n", r.maxRounds, r.skill.Params.Limits.MaxToolCalls)
+	sb.WriteString("- The tools already belong to this user; message ids are opaque: cite them exactly as the tools return them.\n")
+	return sb.String()
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "(open)"
+	}
+	return t.Format(time.RFC3339)
+}
+
+// toolArgs accepts the arguments as a JSON object, or as a JSON string
+// holding one (some servers encode them twice), and "" or null as {}.
 func toolArgs(raw string) ([]byte, error) {
 	raw = strings.TrimSpace(raw)
-	if raw == "" {
+	if raw == "" || raw == "null" {
 		return []byte("{}"), nil
 	}
 	if strings.HasPrefix(raw, `"`) {
 		var inner string
 		if err := json.Unmarshal([]byte(raw), &inner); err != nil {
-			return nil, fmt.Errorf("arguments are not JSON: %v", err)
+			return nil, fmt.Errorf("not JSON: %v", err)
 		}
 		raw = strings.TrimSpace(inner)
 	}
-	if !json.Valid([]byte(raw)) || !strings.HasPrefix(raw, "{") {
-		return nil, errors.New("arguments must be a JSON object")
+	if !strings.HasPrefix(raw, "{") || !json.Valid([]byte(raw)) {
+		return nil, errors.New("must be a JSON object")
 	}
 	return []byte(raw), nil
 }
 
 // llmAnswer is the JSON object of SKILL.md's "Answer format".
 type llmAnswer struct {
-	MemoryView struct {
+	MemoryView *struct {
 		Preferences []llmItem `json:"preferences"`
 		Profile     []llmItem `json:"profile"`
 		Constraints []llmItem `json:"constraints"`
 	} `json:"memory_view"`
-	Answer     string     `json:"answer"`
-	Conflicts  []Conflict `json:"conflicts"`
-	StopReason string     `json:"stop_reason"`
+	Answer    *string `json:"answer"`
+	Conflicts []struct {
+		Topic      string `json:"topic"`
+		Kept       idList `json:"kept"`
+		Superseded idList `json:"superseded"`
+		Reason     string `json:"reason"`
+	} `json:"conflicts"`
+	StopReason *string `json:"stop_reason"`
 }
 
 type llmItem struct {
-	Statement   string   `json:"statement"`
-	EvidenceIDs []string `json:"evidence_ids"`
-	Status      string   `json:"status"`
+	Statement   string `json:"statement"`
+	EvidenceIDs idList `json:"evidence_ids"`
+	Status      string `json:"status"`
 }
 
-// parseAnswer reads the final answer, recovering the JSON object from a
-// ```json fence or surrounding prose.
-func parseAnswer(content string) (draft, error) {
-	s := strings.TrimSpace(content)
-	if i := strings.Index(s, "```"); i >= 0 {
-		rest := s[i+3:]
-		rest = strings.TrimPrefix(rest, "json")
-		if j := strings.Index(rest, "```"); j >= 0 {
-			s = rest[:j]
+// idList reads message ids as strings or numbers, or one id alone: small
+// models write ["12", 13] or "m4".
+type idList []string
+
+func (l *idList) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var one any
+	if err := dec.Decode(&one); err != nil {
+		return err
+	}
+	var raw []any
+	switch v := one.(type) {
+	case nil:
+		return nil
+	case []any:
+		raw = v
+	default:
+		raw = []any{v}
+	}
+	for _, v := range raw {
+		switch v := v.(type) {
+		case string:
+			if s := strings.TrimSpace(v); s != "" {
+				*l = append(*l, s)
+			}
+		case json.Number:
+			*l = append(*l, v.String())
+		default:
+			return fmt.Errorf("message id %v is not a string", v)
 		}
 	}
-	i, j := strings.Index(s, "{"), strings.LastIndex(s, "}")
-	if i < 0 || j < i {
-		return draft{}, errors.New("no JSON object in the answer")
+	return nil
+}
+
+var (
+	thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+	jsonFence  = regexp.MustCompile("(?s)```[a-zA-Z]*\\s*\\n?(.*?)```")
+)
+
+// parseAnswer reads the model's final answer. A local model may wrap the
+// JSON object in a ```json fence, in prose, or after a <think> block; the
+// first object that looks like the answer format wins.
+func parseAnswer(content string) (draft, error) {
+	s := strings.TrimSpace(thinkBlock.ReplaceAllString(content, ""))
+	if s == "" {
+		return draft{}, errors.New("empty answer")
 	}
-	var a llmAnswer
-	if err := json.Unmarshal([]byte(s[i:j+1]), &a); err != nil {
-		return draft{}, fmt.Errorf("answer JSON: %v", err)
+	var candidates []string
+	for _, m := range jsonFence.FindAllStringSubmatch(s, -1) {
+		candidates = append(candidates, m[1])
 	}
+	candidates = append(candidates, s)
+	var lastErr error = errors.New("no JSON object in the answer")
+	for _, c := range candidates {
+		for i := strings.IndexByte(c, '{'); i >= 0; {
+			var raw json.RawMessage
+			if err := json.NewDecoder(strings.NewReader(c[i:])).Decode(&raw); err == nil {
+				var a llmAnswer
+				if err := json.Unmarshal(raw, &a); err != nil {
+					lastErr = fmt.Errorf("answer JSON: %v", err)
+				} else if a.MemoryView != nil || a.Answer != nil || a.StopReason != nil {
+					return a.draft(), nil
+				}
+			}
+			j := strings.IndexByte(c[i+1:], '{')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+	}
+	return draft{}, lastErr
+}
+
+// draft turns the answer into the run's draft: statuses and the stop reason
+// normalised (an unknown stop reason is left empty for the loop to fill),
+// every item's ids cited in order.
+func (a llmAnswer) draft() draft {
+	var d draft
+	if a.Answer != nil {
+		d.answer = strings.TrimSpace(*a.Answer)
+	}
+	if a.StopReason != nil {
+		switch s := strings.ToLower(strings.TrimSpace(*a.StopReason)); s {
+		case StopEnough, StopLowGain, StopNoise, StopBudget, StopNoEvidence:
+			d.stopReason = s
+		}
+	}
+	cited := map[string]bool{}
 	items := func(in []llmItem) []Item {
 		var out []Item
 		for _, it := range in {
-			out = append(out, Item{Statement: it.Statement, EvidenceIDs: it.EvidenceIDs, Status: it.Status})
+			out = append(out, Item{Statement: strings.TrimSpace(it.Statement), EvidenceIDs: it.EvidenceIDs,
+				Status: strings.ToLower(strings.TrimSpace(it.Status))})
+			for _, id := range it.EvidenceIDs {
+				if !cited[id] {
+					cited[id] = true
+					d.cited = append(d.cited, id)
+				}
+			}
 		}
 		return out
 	}
-	d := draft{answer: a.Answer, conflicts: a.Conflicts, stopReason: a.StopReason}
-	d.view.Preferences = items(a.MemoryView.Preferences)
-	d.view.Profile = items(a.MemoryView.Profile)
-	d.view.Constraints = items(a.MemoryView.Constraints)
-	switch d.stopReason {
-	case StopEnough, StopLowGain, StopNoise, StopBudget, StopNoEvidence:
-	default:
-		d.stopReason = StopEnough
+	if v := a.MemoryView; v != nil {
+		d.view.Preferences = items(v.Preferences)
+		d.view.Profile = items(v.Profile)
+		d.view.Constraints = items(v.Constraints)
 	}
-	return d, nil
+	for _, c := range a.Conflicts {
+		d.conflicts = append(d.conflicts, Conflict{Topic: c.Topic, Kept: c.Kept, Superseded: c.Superseded, Reason: c.Reason})
+	}
+	return d
 }

@@ -11,209 +11,603 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/recalld/recalld/agent"
 )
 
-// step is one scripted reply of the fake chat server.
-type step struct {
-	status  int               // non-zero: an HTTP error
-	delay   time.Duration     // sleep first
-	tool    string            // a tool call…
-	args    string            // …with these raw arguments
-	content string            // or a final message
-	check   func(req chatReq) // inspects the request
+// turn is one scripted reply of the fake chat server: an HTTP error, tool
+// calls, or a final message.
+type turn struct {
+	status  int           // non-zero: reply with this HTTP status
+	delay   time.Duration // sleep first (until the client gives up)
+	calls   []toolCall
+	content string
 }
 
+type toolCall struct{ name, args string }
+
+func call(name, args string) turn { return turn{calls: []toolCall{{name, args}}} }
+func say(content string) turn     { return turn{content: content} }
+
+// chatReq is what the fake server reads from a chat-completions request.
 type chatReq struct {
-	Model    string `json:"model"`
-	Messages []struct {
+	Model       string   `json:"model"`
+	Temperature *float64 `json:"temperature"`
+	ToolChoice  any      `json:"tool_choice"`
+	Messages    []struct {
 		Role       string `json:"role"`
 		Content    any    `json:"content"`
 		ToolCallID string `json:"tool_call_id"`
+		ToolCalls  []struct {
+			ID       string `json:"id"`
+			Type     string `json:"type"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+		} `json:"tool_calls"`
 	} `json:"messages"`
 	Tools []struct {
+		Type     string `json:"type"`
 		Function struct {
 			Name       string         `json:"name"`
 			Parameters map[string]any `json:"parameters"`
 		} `json:"function"`
 	} `json:"tools"`
+	auth string
 }
 
-// fakeChat speaks the OpenAI chat-completions protocol, replying from a script.
-func fakeChat(t *testing.T, script []step) (*httptest.Server, *int) {
-	t.Helper()
-	var mu sync.Mutex
-	calls := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/chat/completions" {
-			http.NotFound(w, r)
-			return
-		}
-		var req chatReq
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		mu.Lock()
-		i := calls
-		calls++
-		mu.Unlock()
-		if i >= len(script) {
-			http.Error(w, `{"error":{"message":"script exhausted"}}`, 500)
-			return
-		}
-		s := script[i]
-		if s.check != nil {
-			s.check(req)
-		}
-		if s.delay > 0 {
-			select {
-			case <-time.After(s.delay):
-			case <-r.Context().Done():
-				return
+// text flattens a message content (a string or a list of parts).
+func text(content any) string {
+	switch c := content.(type) {
+	case string:
+		return c
+	case []any:
+		var sb strings.Builder
+		for _, p := range c {
+			if m, ok := p.(map[string]any); ok {
+				s, _ := m["text"].(string)
+				sb.WriteString(s)
 			}
 		}
-		if s.status != 0 {
-			w.WriteHeader(s.status)
-			w.Write([]byte(`{"error":{"message":"scripted","type":"rate_limit"}}`))
+		return sb.String()
+	}
+	return ""
+}
+
+// fakeLLM is a local server speaking the OpenAI chat-completions protocol
+// (POST /chat/completions), replying from a script and keeping the requests.
+type fakeLLM struct {
+	*httptest.Server
+	t      *testing.T
+	script []turn
+
+	mu   sync.Mutex
+	reqs []chatReq
+}
+
+func newFakeLLM(t *testing.T, script ...turn) *fakeLLM {
+	t.Helper()
+	f := &fakeLLM{t: t, script: script}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
+		f.t.Errorf("fake llm: %s %s", r.Method, r.URL.Path)
+		http.NotFound(w, r)
+		return
+	}
+	var req chatReq
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		f.t.Errorf("fake llm: request: %v", err)
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	req.auth = r.Header.Get("Authorization")
+	f.mu.Lock()
+	i := len(f.reqs)
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	if i >= len(f.script) {
+		f.t.Errorf("fake llm: request %d beyond the script", i+1)
+		http.Error(w, `{"error":{"message":"script exhausted"}}`, http.StatusInternalServerError)
+		return
+	}
+	s := f.script[i]
+	if s.delay > 0 {
+		select {
+		case <-time.After(s.delay):
+		case <-r.Context().Done():
 			return
 		}
-		msg := map[string]any{"role": "assistant", "content": s.content}
-		finish := "stop"
-		if s.tool != "" {
-			msg["content"] = ""
-			msg["tool_calls"] = []map[string]any{{"id": fmt.Sprintf("call_%d", i), "type": "function",
-				"function": map[string]any{"name": s.tool, "arguments": s.args}}}
-			finish = "tool_calls"
-		}
+	}
+	if s.status != 0 {
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": req.Model,
-			"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
-			"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-		})
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &calls
+		w.WriteHeader(s.status)
+		fmt.Fprintf(w, `{"error":{"message":"scripted %d","type":"scripted"}}`, s.status)
+		return
+	}
+	msg := map[string]any{"role": "assistant", "content": s.content}
+	finish := "stop"
+	if len(s.calls) > 0 {
+		var tcs []map[string]any
+		for j, c := range s.calls {
+			tcs = append(tcs, map[string]any{"id": fmt.Sprintf("call_%d_%d", i, j), "type": "function",
+				"function": map[string]any{"name": c.name, "arguments": c.args}})
+		}
+		msg["content"], msg["tool_calls"], finish = nil, tcs, "tool_calls"
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", i), "object": "chat.completion", "created": 1, "model": req.Model,
+		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
+		"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+	})
 }
+
+func (f *fakeLLM) requests() []chatReq {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.reqs)
+}
+
+// toolResults returns what the model was told for each tool call, in order,
+// as the last request carried the whole conversation.
+func (f *fakeLLM) toolResults() []string {
+	reqs := f.requests()
+	if len(reqs) == 0 {
+		return nil
+	}
+	var out []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" {
+			out = append(out, text(m.Content))
+		}
+	}
+	return out
+}
+
+const fakeModel = "fake-model"
 
 func llmAgent(t *testing.T, url string) *agent.Agent {
 	t.Helper()
 	svc, _ := loadScenarios(t)
-	m, err := agent.NewOpenAIModel(url, "", "fake-model", nil)
+	m, err := agent.NewOpenAIModel(url, "", fakeModel, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return agent.New(svc, mustSkill(t), agent.WithLLM(m, "fake-model"))
+	return agent.New(svc, mustSkill(t), agent.WithLLM(m, fakeModel))
 }
 
-func finalJSON(section, id, statement, status, stop string) string {
-	return fmt.Sprintf(`{"memory_view":{"preferences":[],"profile":[],"constraints":[],%q:[{"statement":%q,"evidence_ids":[%q],"status":%q}]},"answer":"ok","conflicts":[],"stop_reason":%q}`,
-		section, statement, id, status, stop)
+// item is one view item of a scripted final answer.
+type item struct {
+	section, statement string
+	ids                []string
+	status             string
 }
 
-func cited(r *agent.Response) []string {
-	var out []string
+// answerJSON is a final answer in the skill's "Answer format".
+func answerJSON(stop string, items ...item) string {
+	view := map[string][]map[string]any{"preferences": {}, "profile": {}, "constraints": {}}
+	for _, it := range items {
+		view[it.section] = append(view[it.section], map[string]any{"statement": it.statement, "evidence_ids": it.ids, "status": it.status})
+	}
+	b, _ := json.Marshal(map[string]any{"memory_view": view, "answer": "ok", "conflicts": []any{}, "stop_reason": stop})
+	return string(b)
+}
+
+func citedIDs(r *agent.Response) []string {
+	out := []string{}
 	for _, e := range r.Evidence {
 		out = append(out, e.MessageID)
 	}
 	return out
 }
 
-func TestLLMBrainToolLoop(t *testing.T) {
-	var sawTools []string
-	srv, calls := fakeChat(t, []step{
-		{tool: "lexical_search", args: `{"query_text":"\"不吃辣\"","filter":{"role":"user"}}`, check: func(r chatReq) {
-			for _, tl := range r.Tools {
-				sawTools = append(sawTools, tl.Function.Name)
-				props, _ := tl.Function.Parameters["properties"].(map[string]any)
-				for p := range props {
-					if strings.Contains(p, "user") {
-						t.Errorf("tool %s offers a user parameter %q", tl.Function.Name, p)
-					}
-				}
-				if _, ok := tl.Function.Parameters["$schema"]; ok {
-					t.Errorf("tool %s schema keeps $schema", tl.Function.Name)
-				}
-			}
-		}},
-		// Arguments double-encoded as a JSON string, as some servers send them.
-		{tool: "neighbors", args: `"{\"message_id\":\"d1\",\"before\":1,\"after\":1}"`},
-		{content: "Here you go:\n```json\n" + finalJSON("constraints", "d1", "不吃辣", "changed", "enough_evidence") + "\n```"},
-	})
-	a := llmAgent(t, srv.URL)
-	resp, err := a.Recall(t.Context(), "qq:10001", agent.Request{Question: "我是不是说过不吃辣？", Options: agent.Options{Trace: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Limits.Brain != "llm:fake-model" || *calls != 3 {
-		t.Fatalf("brain %s after %d calls; notes %v", resp.Limits.Brain, *calls, resp.Limits.Notes)
-	}
-	if !slices.Contains(cited(resp), "d1") || len(resp.MemoryView.Constraints) != 1 || resp.MemoryView.Constraints[0].Status != "changed" {
-		t.Fatalf("view %+v, cited %v", resp.MemoryView, cited(resp))
-	}
-	if resp.Limits.ToolsCalled != 2 || resp.Limits.StopReason != "enough_evidence" {
-		t.Fatalf("limits %+v", resp.Limits)
-	}
-	if diff := slices.Compare(sawTools, []string{"messages_list", "lexical_search", "semantic_search", "neighbors"}); diff != 0 {
-		t.Fatalf("tools offered %v", sawTools)
-	}
-}
-
-func TestLLMBrainVerifierAndIsolation(t *testing.T) {
-	srv, _ := fakeChat(t, []step{
-		{tool: "lexical_search", args: `{not json`},
-		// x1 belongs to qq:20002: not found for qq:10001.
-		{tool: "neighbors", args: `{"message_id":"x1"}`},
-		{tool: "semantic_search", args: `{"query_text":"辣","user_id":"qq:20002"}`},
-		// Cites another user's message and one no tool returned.
-		{content: finalJSON("preferences", "x1", "喜欢吃辣", "current", "enough_evidence")},
-	})
-	a := llmAgent(t, srv.URL)
-	resp, err := a.Recall(t.Context(), "qq:10001", agent.Request{Question: "我喜欢吃辣吗？"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(resp.Evidence) != 0 || resp.Limits.StopReason != "no_evidence" || len(resp.MemoryView.Preferences) != 0 {
-		t.Fatalf("unverified citation kept: %+v", resp)
-	}
-	notes := strings.Join(resp.Limits.Notes, "\n")
-	for _, want := range []string{"dropped citation", "tool call of the model failed"} {
-		if !strings.Contains(notes, want) {
-			t.Fatalf("notes %q lack %q", notes, want)
+func statuses(r *agent.Response) map[string]string {
+	out := map[string]string{}
+	for _, it := range allItems(r.MemoryView) {
+		for _, id := range it.EvidenceIDs {
+			out[id] = it.Status
 		}
 	}
-	if resp.Limits.Brain != "llm:fake-model" {
-		t.Fatalf("brain %s", resp.Limits.Brain)
+	return out
+}
+
+func notes(r *agent.Response) string { return strings.Join(r.Limits.Notes, "\n") }
+
+// want is what a recall through the LLM brain must return.
+type want struct {
+	cited    []string
+	statuses map[string]string
+	stop     string
+	brain    string
+	notes    []string // substrings of limits.notes
+}
+
+func check(t *testing.T, resp *agent.Response, w want) {
+	t.Helper()
+	if diff := cmp.Diff(w.cited, citedIDs(resp)); diff != "" {
+		t.Errorf("cited (-want +got):\n%s", diff)
+	}
+	if w.statuses == nil {
+		w.statuses = map[string]string{}
+	}
+	if diff := cmp.Diff(w.statuses, statuses(resp)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if resp.Limits.StopReason != w.stop {
+		t.Errorf("stop_reason = %q, want %q", resp.Limits.StopReason, w.stop)
+	}
+	if resp.Limits.Brain != w.brain {
+		t.Errorf("brain = %q, want %q", resp.Limits.Brain, w.brain)
+	}
+	for _, n := range w.notes {
+		if !strings.Contains(notes(resp), n) {
+			t.Errorf("notes %q lack %q", resp.Limits.Notes, n)
+		}
+	}
+	if t.Failed() {
+		b, _ := json.MarshalIndent(resp, "", "  ")
+		t.Logf("response: %s", b)
 	}
 }
 
-func TestLLMBrainFallsBack(t *testing.T) {
+func TestLLMBrainToolLoop(t *testing.T) {
+	f := newFakeLLM(t,
+		call("lexical_search", `{"query_text":"\"不吃辣\"","filter":{"role":"user"}}`),
+		// Arguments encoded twice, as a JSON string, as some servers send them.
+		call("neighbors", `"{\"message_id\":\"d1\",\"before\":1,\"after\":2}"`),
+		say(answerJSON("enough_evidence",
+			item{"constraints", "不吃辣", []string{"d1"}, "changed"},
+			item{"constraints", "对花生过敏", []string{"d3"}, "current"})),
+	)
+	a := llmAgent(t, f.URL)
+	if got := a.Brain(); got != "llm:"+fakeModel {
+		t.Fatalf("Brain() = %q", got)
+	}
+	resp, err := a.Recall(t.Context(), "qq:10001", agent.Request{Question: "我是不是说过不吃辣？",
+		Context: agent.RequestContext{Now: "2026-11-22T12:00:00+08:00", RolePref: "user"}, Options: agent.Options{Trace: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{"d1", "d3"}, statuses: map[string]string{"d1": "changed", "d3": "current"},
+		stop: "enough_evidence", brain: "llm:" + fakeModel})
+	if l := resp.Limits; l.ToolsCalled != 2 || l.Rounds != 2 || l.Role != "user" || l.MessagesConsidered == 0 {
+		t.Errorf("limits = %+v", l)
+	}
+	if len(resp.Evidence) > 0 && len(resp.Evidence[0].Context) == 0 {
+		t.Errorf("d1 lacks the neighbours the model fetched")
+	}
+	var traced []string
+	for _, s := range resp.Trace {
+		if s.Tool != "" {
+			traced = append(traced, s.Tool)
+		}
+	}
+	if diff := cmp.Diff([]string{"lexical_search", "neighbors"}, traced); diff != "" {
+		t.Errorf("traced tools (-want +got):\n%s", diff)
+	}
+
+	reqs := f.requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests, want 3", len(reqs))
+	}
+	first := reqs[0]
+	if first.Model != fakeModel || first.Temperature == nil || *first.Temperature != 0 || !strings.HasPrefix(first.auth, "Bearer ") || first.auth == "Bearer " {
+		t.Errorf("request: model %q, temperature %v, auth %q", first.Model, first.Temperature, first.auth)
+	}
+	sys := text(first.Messages[0].Content)
+	for _, s := range []string{"# Recall with evidence", "Answer format", "2026-11-22T12:00:00+08:00", "role=user"} {
+		if first.Messages[0].Role != "system" || !strings.Contains(sys, s) {
+			t.Errorf("system prompt lacks %q", s)
+		}
+	}
+	if first.Messages[1].Role != "user" || text(first.Messages[1].Content) != "我是不是说过不吃辣？" {
+		t.Errorf("question message = %+v", first.Messages[1])
+	}
+	var offered []string
+	for _, tl := range first.Tools {
+		offered = append(offered, tl.Function.Name)
+		if tl.Type != "function" || tl.Function.Parameters["type"] != "object" {
+			t.Errorf("tool %s: type %q, parameters %v", tl.Function.Name, tl.Type, tl.Function.Parameters)
+		}
+		for _, k := range []string{"$schema", "$id"} {
+			if _, ok := tl.Function.Parameters[k]; ok {
+				t.Errorf("tool %s keeps %s", tl.Function.Name, k)
+			}
+		}
+		props, _ := tl.Function.Parameters["properties"].(map[string]any)
+		for p := range props {
+			if strings.Contains(p, "user") {
+				t.Errorf("tool %s offers a user parameter %q", tl.Function.Name, p)
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"messages_list", "lexical_search", "semantic_search", "neighbors"}, offered); diff != "" {
+		t.Errorf("tools offered (-want +got):\n%s", diff)
+	}
+	lex := first.Tools[1].Function.Parameters
+	if _, ok := lex["properties"].(map[string]any)["filter"].(map[string]any)["properties"]; !ok || fmt.Sprint(lex["required"]) != "[query_text]" {
+		t.Errorf("lexical_search schema = %v", lex)
+	}
+
+	// The second request carries the first call and its result, under its id.
+	second := reqs[1].Messages
+	if len(second) != 4 || second[2].Role != "assistant" || len(second[2].ToolCalls) != 1 ||
+		second[3].Role != "tool" || second[3].ToolCallID != second[2].ToolCalls[0].ID || second[2].ToolCalls[0].Type != "function" {
+		t.Fatalf("second request messages = %+v", second)
+	}
+	results := f.toolResults()
+	if len(results) != 2 || !strings.Contains(results[0], `"message_id":"d1"`) || strings.Contains(results[0], `"role":"assistant"`) ||
+		!strings.Contains(results[1], `"anchor":true`) || !strings.Contains(results[1], `"message_id":"d3"`) {
+		t.Errorf("tool results = %q", results)
+	}
+}
+
+func TestLLMBrainAnswerFormats(t *testing.T) {
+	final := answerJSON("enough_evidence", item{"constraints", "对花生过敏", []string{"d3"}, "current"})
 	tests := []struct {
-		name   string
-		script []step
-		budget int
+		name    string
+		answers []turn
 	}{
-		{"rate limited", []step{{status: 429}, {status: 429}, {status: 429}, {status: 429}}, 0},
-		{"server error", []step{{status: 500}, {status: 500}, {status: 500}, {status: 500}}, 0},
-		{"timeout", []step{{delay: 3 * time.Second, content: "{}"}}, 400},
-		{"garbage answer", []step{{content: "I think you like tea."}, {content: "really, tea"}}, 0},
+		{"bare", []turn{say(final)}},
+		{"json fence", []turn{say("好的，结论如下：\n```json\n" + final + "\n```\n以上。")}},
+		{"plain fence", []turn{say("```\n" + final + "\n```")}},
+		{"prose around", []turn{say("Here is the {answer} you asked for: " + final + " Hope it helps.")}},
+		{"think block", []turn{say("<think>maybe {\"answer\": 1}? no</think>\n" + final)}},
+		{"single id", []turn{say(strings.Replace(final, `["d3"]`, `"d3"`, 1))}},
+		{"retry after prose", []turn{say("你对花生过敏。"), say(final)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := fakeChat(t, tt.script)
-			a := llmAgent(t, srv.URL)
-			resp, err := a.Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口吗？",
-				Context: agent.RequestContext{Now: "2026-11-22T12:00:00+08:00"}, Options: agent.Options{BudgetMS: tt.budget}})
+			f := newFakeLLM(t, append([]turn{call("lexical_search", `{"query_text":"花生"}`)}, tt.answers...)...)
+			resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我对什么过敏？"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Limits.Brain != "offline" || !strings.Contains(strings.Join(resp.Limits.Notes, " "), "language model failed") {
-				t.Fatalf("brain %s notes %v", resp.Limits.Brain, resp.Limits.Notes)
-			}
-			if !slices.Contains(cited(resp), "d3") {
-				t.Fatalf("offline fallback cited %v", cited(resp))
+			check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"},
+				stop: "enough_evidence", brain: "llm:" + fakeModel})
+			if reqs := f.requests(); len(tt.answers) > 1 {
+				last := reqs[len(reqs)-1].Messages
+				if !strings.Contains(text(last[len(last)-1].Content), "Answer format") {
+					t.Errorf("retry did not ask for the JSON: %+v", last[len(last)-1])
+				}
 			}
 		})
+	}
+}
+
+func TestLLMBrainMalformedToolCalls(t *testing.T) {
+	f := newFakeLLM(t,
+		call("lexical_search", `{not json`),
+		call("lexical_search", `{"query_text": 5}`),
+		call("semantic_search", `{"query_text":"辣","user_id":"qq:20002"}`),
+		call("messages_list", `["since"]`),
+		call("delete_user", `{}`),
+		call("lexical_search", `{"query_text":"花生","filter":{"role":"robot"}}`),
+		say(answerJSON("no_evidence")),
+	)
+	resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我喜欢吃辣吗？",
+		Options: agent.Options{MaxRounds: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{}, stop: "no_evidence", brain: "llm:" + fakeModel,
+		notes: []string{"6 tool calls of the model were rejected"}})
+	if resp.Limits.ToolsCalled != 6 || resp.Limits.Rounds != 6 {
+		t.Errorf("limits = %+v", resp.Limits)
+	}
+	results := f.toolResults()
+	if len(results) != 6 {
+		t.Fatalf("%d tool results, want 6: %q", len(results), results)
+	}
+	for i, want := range []string{"must be a JSON object", "query_text", `unknown field \"user_id\"`, "must be a JSON object", `unknown tool \"delete_user\"`, "role"} {
+		if !strings.HasPrefix(results[i], `{"error":`) || !strings.Contains(results[i], want) {
+			t.Errorf("result %d = %s, want an error mentioning %s", i, results[i], want)
+		}
+	}
+}
+
+func TestLLMBrainUnreturnedCitation(t *testing.T) {
+	f := newFakeLLM(t,
+		call("lexical_search", `{"query_text":"花生"}`),
+		// d5 is the user's, but no tool returned it; m404 does not exist.
+		say(answerJSON("enough_evidence",
+			item{"constraints", "对花生过敏", []string{"d3", "m404"}, "current"},
+			item{"profile", "在杭州做前端", []string{"d5"}, "current"})),
+	)
+	resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "你记得我什么？"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"}, stop: "enough_evidence",
+		brain: "llm:" + fakeModel, notes: []string{`dropped citation "m404"`, `dropped citation "d5"`, "dropped an item without valid evidence"}})
+	if len(resp.MemoryView.Profile) != 0 {
+		t.Errorf("profile = %+v", resp.MemoryView.Profile)
+	}
+}
+
+// TestLLMBrainIsolation: whatever the model asks for, the tools bound to
+// qq:10001 never show it qq:20002's messages, and citing them fails.
+func TestLLMBrainIsolation(t *testing.T) {
+	f := newFakeLLM(t,
+		call("neighbors", `{"message_id":"x1","before":5,"after":5}`),
+		call("lexical_search", `{"query_text":"无辣不欢"}`),
+		turn{calls: []toolCall{{"semantic_search", `{"query_text":"超级喜欢吃辣"}`}, {"messages_list", `{"page_size":200}`}}},
+		say(answerJSON("enough_evidence", item{"preferences", "喜欢吃辣", []string{"x1"}, "current"})),
+	)
+	resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我喜欢吃辣吗？"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{}, stop: "no_evidence", brain: "llm:" + fakeModel, notes: []string{`dropped citation "x1"`}})
+	results := f.toolResults()
+	if len(results) != 4 || results[0] != `{"error":"not found: no message with that id"}` {
+		t.Fatalf("tool results = %q", results)
+	}
+	for i, r := range results {
+		for _, other := range []string{"无辣不欢", "cat allergy", `"x1"`, `"x2"`} {
+			if strings.Contains(r, other) {
+				t.Errorf("tool result %d shows qq:20002's %s: %s", i, other, r)
+			}
+		}
+	}
+	if !strings.Contains(results[3], `"message_id":"d1"`) {
+		t.Errorf("messages_list did not list the user's own messages: %s", results[3])
+	}
+}
+
+// TestLLMBrainCallerWindow: the caller's time window binds the model's
+// searches, whatever filter it asks for.
+func TestLLMBrainCallerWindow(t *testing.T) {
+	f := newFakeLLM(t,
+		call("lexical_search", `{"query_text":"辣","match":"any","filter":{"since":"2020-01-01T00:00:00Z"}}`),
+		call("messages_list", `{"until":"2030-01-01T00:00:00Z"}`),
+		say(answerJSON("enough_evidence", item{"preferences", "现在能吃辣", []string{"d9"}, "current"})),
+	)
+	resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我能吃辣吗？",
+		Context: agent.RequestContext{TimeRange: &agent.TimeRange{Since: "2026-10-01T00:00:00+08:00", Until: "2026-11-01T00:00:00+08:00"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{"d9"}, statuses: map[string]string{"d9": "current"}, stop: "enough_evidence", brain: "llm:" + fakeModel})
+	results := f.toolResults()
+	if len(results) != 2 || !strings.Contains(results[0], `"d9"`) || !strings.Contains(results[1], `"d10"`) {
+		t.Fatalf("tool results = %q", results)
+	}
+	for _, r := range results {
+		for _, outside := range []string{`"d1"`, `"d11"`, `"p2"`} {
+			if strings.Contains(r, outside) {
+				t.Errorf("a message outside the caller's window reached the model: %s in %s", outside, r)
+			}
+		}
+	}
+	if resp.Limits.TimeRange.Since == "" || resp.Limits.TimeRange.Until == "" {
+		t.Errorf("limits.time_range = %+v", resp.Limits.TimeRange)
+	}
+}
+
+func TestLLMBrainBudget(t *testing.T) {
+	t.Run("rounds", func(t *testing.T) {
+		f := newFakeLLM(t,
+			call("lexical_search", `{"query_text":"花生"}`),
+			call("lexical_search", `{"query_text":"辣"}`),
+			say(answerJSON("", item{"constraints", "对花生过敏", []string{"d3"}, "current"})),
+		)
+		resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口？",
+			Options: agent.Options{MaxRounds: 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"}, stop: "budget",
+			brain: "llm:" + fakeModel, notes: []string{"used up its search budget"}})
+		reqs := f.requests()
+		last := reqs[len(reqs)-1]
+		if resp.Limits.Rounds != 2 || last.ToolChoice != "none" || !strings.Contains(text(last.Messages[len(last.Messages)-1].Content), "no more tool calls") {
+			t.Errorf("rounds %d, last request: tool_choice %v, %+v", resp.Limits.Rounds, last.ToolChoice, last.Messages[len(last.Messages)-1])
+		}
+	})
+	t.Run("tool calls", func(t *testing.T) {
+		many := turn{}
+		for range 45 {
+			many.calls = append(many.calls, toolCall{"lexical_search", `{"query_text":"花生"}`})
+		}
+		f := newFakeLLM(t, many, say(answerJSON("enough_evidence", item{"constraints", "对花生过敏", []string{"d3"}, "current"})))
+		resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口？"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"}, stop: "enough_evidence", brain: "llm:" + fakeModel})
+		results := f.toolResults()
+		if resp.Limits.ToolsCalled != 40 || len(results) != 45 || !strings.Contains(results[44], "budget spent") {
+			t.Errorf("tools called %d, %d results, last %s", resp.Limits.ToolsCalled, len(results), results[len(results)-1])
+		}
+	})
+}
+
+// TestLLMBrainFallsBack: any model failure is answered by the offline
+// brain, noted, with its own budget and tool calls.
+func TestLLMBrainFallsBack(t *testing.T) {
+	spend := turn{}
+	for range 40 {
+		spend.calls = append(spend.calls, toolCall{"lexical_search", `{"query_text":"辣"}`})
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	tests := []struct {
+		name     string
+		script   []turn
+		url      string // instead of the fake server
+		budgetMS int
+		requests int
+		minTools int // limits.tools_called counts the model's calls too
+	}{
+		{name: "rate limited", script: []turn{{status: http.StatusTooManyRequests}}, requests: 1},
+		{name: "server error", script: []turn{{status: http.StatusBadGateway}}, requests: 1},
+		{name: "server error after tools", script: []turn{call("lexical_search", `{"query_text":"辣"}`), {status: 500}}, requests: 2},
+		{name: "tools spent then 429", script: []turn{spend, {status: 429}}, requests: 2, minTools: 41},
+		{name: "connection refused", url: closed.URL},
+		{name: "timeout", script: []turn{{delay: 5 * time.Second, content: answerJSON("enough_evidence")}}, budgetMS: 300, requests: 1},
+		{name: "garbage twice", script: []turn{say("I think you like tea."), say("{really, tea}")}, requests: 2},
+		{name: "empty object twice", script: []turn{say("{}"), say("```json\n{}\n```")}, requests: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeLLM(t, tt.script...)
+			url := f.URL
+			if tt.url != "" {
+				url = tt.url
+			}
+			start := time.Now()
+			resp, err := llmAgent(t, url).Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口吗？",
+				Context: agent.RequestContext{Now: "2026-11-22T12:00:00+08:00"}, Options: agent.Options{BudgetMS: tt.budgetMS}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(citedIDs(resp), "d3") || resp.Limits.Brain != "offline" || resp.Limits.StopReason == "no_evidence" ||
+				!strings.Contains(notes(resp), "the language model failed") || !strings.Contains(notes(resp), "answered by the offline brain") {
+				t.Errorf("cited %v, limits %+v", citedIDs(resp), resp.Limits)
+			}
+			if resp.Limits.ToolsCalled < tt.minTools {
+				t.Errorf("tools_called = %d, want at least %d", resp.Limits.ToolsCalled, tt.minTools)
+			}
+			if n := len(f.requests()); n != tt.requests {
+				t.Errorf("%d model requests, want %d", n, tt.requests)
+			}
+			if tt.budgetMS > 0 && time.Since(start) > 2*time.Second {
+				t.Errorf("took %v with a %d ms budget", time.Since(start), tt.budgetMS)
+			}
+		})
+	}
+}
+
+func TestNewOpenAIModel(t *testing.T) {
+	if _, err := agent.NewOpenAIModel("http://127.0.0.1:1/v1", "", "", nil); err == nil {
+		t.Error("accepted an empty model name")
+	}
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/wrong")
+	t.Setenv("OPENAI_MODEL", "wrong-model")
+	f := newFakeLLM(t, say(answerJSON("no_evidence")))
+	m, err := agent.NewOpenAIModel(f.URL+"/", "sk-test", fakeModel, &http.Client{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := loadScenarios(t)
+	resp, err := agent.New(svc, mustSkill(t), agent.WithLLM(m, fakeModel)).Recall(t.Context(), "qq:10001", agent.Request{Question: "我养的宠物叫什么？"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{}, stop: "no_evidence", brain: "llm:" + fakeModel})
+	reqs := f.requests()
+	if len(reqs) != 1 || reqs[0].Model != fakeModel || reqs[0].auth != "Bearer sk-test" {
+		t.Errorf("requests = %+v", reqs)
+	}
+	if got := agent.New(svc, mustSkill(t), agent.WithLLM(nil, "none")).Brain(); got != "offline" {
+		t.Errorf("WithLLM(nil) brain = %q", got)
 	}
 }

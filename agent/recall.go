@@ -203,7 +203,11 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 	if a.llm != nil {
 		err := a.llm.recall(ctx, r)
 		if err == nil {
-			return r.finish(ctx, a.llm.name())
+			// The model may answer at the end of the budget; verifying
+			// its citations must still finish.
+			vctx, vcancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
+			defer vcancel()
+			return r.finish(vctx, a.llm.name())
 		}
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
 			return nil, ctx.Err()
@@ -215,12 +219,18 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 			return nil, err2
 		}
 		r2.notes = append(r2.notes, note)
-		r2.toolsCalled = r.toolsCalled
-		// The fallback gets its own budget: the model may have spent the first.
+		// The fallback gets its own budget and tool calls: the model may
+		// have spent the first. limits.tools_called reports both.
 		octx, ocancel := context.WithTimeout(context.WithoutCancel(ctx), r2.budget)
 		defer ocancel()
-		r = r2
-		ctx = octx
+		if err := a.offline.recall(octx, r2); err != nil {
+			return nil, err
+		}
+		resp, err := r2.finish(octx, a.offline.name())
+		if resp != nil {
+			resp.Limits.ToolsCalled += r.toolsCalled
+		}
+		return resp, err
 	}
 	if err := a.offline.recall(ctx, r); err != nil {
 		return nil, err
@@ -228,13 +238,10 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 	return r.finish(ctx, a.offline.name())
 }
 
-func shortError(err error) string {
-	s := err.Error()
-	if len(s) > 120 {
-		s = s[:120] + "…"
-	}
-	return s
-}
+// verifyTimeout bounds the evidence check of an LLM answer.
+const verifyTimeout = 2 * time.Second
+
+func shortError(err error) string { return truncate(err.Error(), 120) }
 
 // newRun validates req and prepares the state of one recall.
 func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
