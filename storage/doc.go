@@ -8,4 +8,10 @@
 // one user: SQL filters on user_id, vec0 queries name the user's partition,
 // Bleve queries carry a term filter on user_id, and every hit is re-read from
 // SQLite with the user in the WHERE clause before it is returned.
+//
+// The jobs table is the historian's durable queue (jobs.go): an enqueue is
+// acknowledged once its INSERT commits, and each state change is one UPDATE
+// in a write transaction, fenced by the claim's attempt number. A job is
+// completed together with the events it produced (events.go), in one
+// transaction.
 package storage

@@ -180,6 +180,9 @@ func (s *Store) runIndexer() {
 // Drain indexes until the outbox is empty or ctx ends. progress, if not nil,
 // is called with the number of entries indexed so far and the number left.
 func (s *Store) Drain(ctx context.Context, progress func(done, left int)) error {
+	if s.cfg.QueueOnly {
+		return errQueueOnly
+	}
 	done := 0
 	for {
 		n, err := s.indexOnce(ctx)
@@ -511,6 +514,9 @@ func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq 
 // Reindex rebuilds the vector table and the lexical index from the messages
 // with the configured embedder. progress, if not nil, sees (done, left).
 func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) error {
+	if s.cfg.QueueOnly {
+		return errQueueOnly
+	}
 	s.idxMu.Lock()
 	if err := s.resetVectors(ctx); err != nil {
 		s.idxMu.Unlock()

@@ -445,8 +445,8 @@ func (s *Store) Delete(ctx context.Context, user, id string) error {
 	return nil
 }
 
-// DeleteUser forgets user: messages, vectors, statistics, and (through the
-// outbox) lexical entries. It returns how many messages were removed.
+// DeleteUser forgets user: messages, vectors, statistics, jobs, events, and
+// (through the outbox) lexical entries. It returns how many messages were removed.
 func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 	var n int
 	err := s.update(ctx, func(tx *sql.Tx) error {
@@ -457,7 +457,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 		c, _ := r.RowsAffected()
 		n = int(c)
 		if s.vecOK {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq IN (SELECT seq FROM messages WHERE user_id = ?)`, user); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq IN (SELECT rowid FROM vec_messages WHERE user_id = ?)`, user); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid IN (SELECT rowid FROM vec_messages WHERE user_id = ?)`, user); err != nil {
@@ -465,7 +465,8 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 			}
 		}
 		for _, q := range []string{`DELETE FROM term_df WHERE user_id = ?`, `DELETE FROM user_stats WHERE user_id = ?`,
-			`DELETE FROM outbox WHERE user_id = ? AND op = 'index'`} {
+			`DELETE FROM outbox WHERE user_id = ? AND op = 'index'`,
+			`DELETE FROM jobs WHERE user_id = ?`, `DELETE FROM events WHERE user_id = ?`} {
 			if _, err := tx.ExecContext(ctx, q, user); err != nil {
 				return err
 			}

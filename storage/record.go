@@ -63,3 +63,111 @@ type IndexStatus struct {
 	Dim      int    `json:"dim"`
 	Pending  int    `json:"pending"` // outbox entries not yet indexed
 }
+
+// States of a job. A job moves pending → processing → done, or back to
+// pending when an attempt fails or its lease expires, and to failed once it
+// has used its attempts. Failed jobs stay, with their error, until purged or retried.
+const (
+	JobPending    = "pending"
+	JobProcessing = "processing"
+	JobDone       = "done"
+	JobFailed     = "failed"
+)
+
+// ValidJobState reports whether s is one of the job states.
+func ValidJobState(s string) bool {
+	switch s {
+	case JobPending, JobProcessing, JobDone, JobFailed:
+		return true
+	}
+	return false
+}
+
+// Job is one unit of background work of a user, durable in the jobs table.
+type Job struct {
+	ID     string `json:"id"` // ULID
+	UserID string `json:"user_id"`
+	Kind   string `json:"kind"`
+	// Key deduplicates enqueues of one user and kind (the bot's request id);
+	// empty means no deduplication.
+	Key      string          `json:"key,omitempty"`
+	Payload  json.RawMessage `json:"payload"`
+	State    string          `json:"state"`
+	Attempts int             `json:"attempts"` // claims so far
+	// Error is the last failure, kept when the job ends failed.
+	Error     string    `json:"error,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// RunAfter delays the next claim of a pending job after a failure.
+	RunAfter time.Time `json:"run_after,omitzero"`
+	// LeaseUntil is when the claim of a processing job expires.
+	LeaseUntil time.Time `json:"lease_until,omitzero"`
+}
+
+// NewJob is a job to enqueue.
+type NewJob struct {
+	UserID  string
+	Kind    string
+	Key     string // optional deduplication key
+	Payload json.RawMessage
+}
+
+// JobFilter selects jobs to list. Zero values match all.
+type JobFilter struct {
+	// UserID restricts the list to one user. Empty lists every user's jobs,
+	// which only operator tools do.
+	UserID string
+	State  string
+	Kind   string
+	Limit  int // required, at most MaxJobList
+}
+
+// JobPurge selects jobs of one final state to delete.
+type JobPurge struct {
+	State string // JobFailed or JobDone
+	// OlderThan deletes the jobs last updated longer ago than it (0: no age limit).
+	OlderThan time.Duration
+	// Keep deletes all but the Keep most recently updated (0: no count limit).
+	Keep int
+}
+
+// Perspectives of an event: whose memory it belongs to.
+const (
+	PerspectiveGroup  = "group"
+	PerspectiveSender = "sender"
+	PerspectiveGlobal = "global"
+)
+
+// EventSchemaVersion is the version of the event record written now.
+const EventSchemaVersion = 1
+
+// Event is an observation rewritten to absolute form by the historian.
+type Event struct {
+	ID          string `json:"id"` // job id : observation index : perspective
+	UserID      string `json:"user_id"`
+	GroupID     string `json:"group_id,omitempty"`
+	SenderID    string `json:"sender_id,omitempty"`
+	SenderName  string `json:"sender_name,omitempty"`
+	JobID       string `json:"job_id"`
+	Perspective string `json:"perspective"`  // group | sender | global
+	RequestType string `json:"request_type"` // private | group
+	Content     string `json:"content"`      // the absolute form
+	Original    string `json:"original"`     // the observation as the bot wrote it
+	// IsAbsolute is false when the rule check found relative words left;
+	// Warning names them.
+	IsAbsolute bool   `json:"is_absolute"`
+	Warning    string `json:"warning,omitempty"`
+	// Timestamp is when the turn happened; TimestampLocal is the same instant
+	// in the historian's time zone.
+	Timestamp      time.Time `json:"timestamp_utc"`
+	TimestampLocal time.Time `json:"timestamp_local"`
+	SourceMessage  string    `json:"source_message,omitempty"`
+	SchemaVersion  int       `json:"schema_version"`
+}
+
+// EventFilter narrows a list of one user's events. Zero values match all.
+type EventFilter struct {
+	GroupID string
+	JobID   string
+	Limit   int // required, at most MaxEventList
+}

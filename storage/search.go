@@ -36,6 +36,9 @@ type LexicalQuery struct {
 // LexicalSearch ranks user's messages for q by BM25, best first, and returns
 // the cursor of the next page ("" at the end).
 func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) ([]Hit, string, error) {
+	if s.cfg.QueueOnly {
+		return nil, "", errQueueOnly
+	}
 	if q.Size <= 0 {
 		return nil, "", fmt.Errorf("%w: page size must be positive", ErrInvalid)
 	}

@@ -54,7 +54,13 @@ type Config struct {
 	CoarseThreshold int
 	// NoIndexer leaves the outbox unprocessed until Drain is called; for tests and tools.
 	NoIndexer bool
-	Logger    *slog.Logger
+	// QueueOnly opens SQLite alone (no Bleve index, no indexer, no embedder
+	// check), so that operator tools can work on the job queue beside a
+	// running server. Only the job and event methods may be used.
+	QueueOnly bool
+	// Now is the clock of the job table; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Store is the recalld database: messages in SQLite plus derived indexes.
@@ -68,6 +74,7 @@ type Store struct {
 	tw    emb.TermWeighter // nil when the embedder needs no corpus statistics
 	proj  *projector
 	vecOK bool // the vector table matches the embedder
+	now   func() time.Time
 
 	wake     chan struct{}
 	stop     chan struct{}
@@ -122,9 +129,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		r:    r,
 		emb:  cfg.Embedder,
 		proj: newProjector(cfg.Embedder.Dim(), coarseBits),
+		now:  cfg.Now,
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
+	}
+	if s.now == nil {
+		s.now = time.Now
 	}
 	if tw, ok := cfg.Embedder.(emb.TermWeighter); ok {
 		s.tw = tw
@@ -137,7 +148,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return nil, err
 	}
-	if cfg.NoIndexer {
+	if cfg.NoIndexer || cfg.QueueOnly {
 		close(s.done)
 	} else {
 		go s.runIndexer()
@@ -153,6 +164,9 @@ func (s *Store) init(ctx context.Context) error {
 	}
 	if err := s.migrate(ctx); err != nil {
 		return err
+	}
+	if s.cfg.QueueOnly {
+		return nil
 	}
 	if err := s.checkEmbedder(ctx); err != nil {
 		return err

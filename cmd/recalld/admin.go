@@ -27,6 +27,9 @@ func (a *app) progress(max int64, desc string) *progressbar.ProgressBar {
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionThrottle(200*time.Millisecond),
+		// The spinner's ticker goroutine reads the bar unlocked (a data race in
+		// progressbar v3.19.1); render on updates only.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(a.stderr) }),
 	)
 }

@@ -39,6 +39,9 @@ type Config struct {
 
 	Embedder EmbedderConfig `toml:"embedder"`
 	LLM      LLMConfig      `toml:"llm"`
+
+	// Cognitive configures the historian and its job queue (cognitive.go).
+	Cognitive CognitiveConfig `toml:"cognitive"`
 }
 
 // LLMConfig optionally lets a language model drive the recall agent: any
@@ -85,6 +88,7 @@ func DefaultConfig() Config {
 		RequestTimeout:  duration{30 * time.Second},
 		ShutdownTimeout: duration{30 * time.Second},
 		Embedder:        EmbedderConfig{Kind: "hash"},
+		Cognitive:       defaultCognitive(),
 	}
 }
 
@@ -229,6 +233,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_LLM_URL", &cfg.LLM.BaseURL)
 	str("RECALLD_LLM_MODEL", &cfg.LLM.Model)
 	str("RECALLD_LLM_API_KEY", &cfg.LLM.APIKey)
+	errs = append(errs, cfg.Cognitive.applyEnv(getenv))
 	return errors.Join(errs...)
 }
 
@@ -259,6 +264,7 @@ func (c Config) validate() error {
 		}
 		seen[k.Key] = true
 	}
+	errs = append(errs, c.Cognitive.validate())
 	switch c.Embedder.Kind {
 	case "hash":
 		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -89,6 +90,8 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 	switch {
 	case errors.Is(err, agent.ErrInvalidRequest):
 		return errInvalid(clientMessage(err, agent.ErrInvalidRequest)), false
+	case errors.Is(err, ingest.ErrInvalidTurn):
+		return errInvalid(clientMessage(err, ingest.ErrInvalidTurn)), false
 	case errors.Is(err, queryapi.ErrInvalidQuery):
 		return errInvalid(clientMessage(err, queryapi.ErrInvalidQuery)), false
 	case errors.Is(err, storage.ErrInvalid):

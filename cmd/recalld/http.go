@@ -22,6 +22,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -40,12 +41,14 @@ type server struct {
 	store   *storage.Store
 	tools   *queryapi.Service
 	agent   *agent.Agent
+	queue   *ingest.Queue
 	version string
 	e       *echo.Echo
 }
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
-	s := &server{cfg: cfg, log: log.With("component", "http"), store: store, tools: queryapi.New(store), agent: ag, version: version}
+	s := &server{cfg: cfg, log: log.With("component", "http"), store: store, tools: queryapi.New(store), agent: ag,
+		queue: ingest.NewQueue(store), version: version}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -73,6 +76,8 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.POST("/search/semantic", s.searchSemantic, auth)
 	e.DELETE("/users/me", s.forgetUser, auth)
 	e.POST("/recall", s.recall, auth)
+	e.POST("/turns/end", s.endTurn, auth)
+	e.GET("/jobs", s.listJobs, auth)
 	s.e = e
 	return s
 }
@@ -466,6 +471,63 @@ func (s *server) recall(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, resp)
+}
+
+// endTurn queues the ended turn for the historian: 202 once the job is
+// durable, 200 when the turn had nothing to queue.
+func (s *server) endTurn(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	var t ingest.TurnEnd
+	if err := decodeJSON(c, &t); err != nil {
+		return err
+	}
+	r, err := s.queue.Enqueue(c.Request().Context(), userOf(c), t)
+	if err != nil {
+		return err
+	}
+	if !r.Queued {
+		return c.JSON(http.StatusOK, r)
+	}
+	return c.JSON(http.StatusAccepted, r)
+}
+
+// Page sizes of GET /jobs.
+const (
+	defaultJobList = 50
+	maxJobList     = 500
+)
+
+type jobsResponse struct {
+	Jobs []storage.Job `json:"jobs"`
+}
+
+// listJobs lists the caller's jobs, newest first.
+func (s *server) listJobs(c echo.Context) error {
+	p, err := queryParams(c, "state", "limit")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(p, "limit")
+	if err != nil {
+		return err
+	}
+	if _, ok := p["limit"]; !ok {
+		limit = defaultJobList
+	}
+	if limit < 1 || limit > maxJobList {
+		return errInvalid(fmt.Sprintf("limit must be in 1..%d", maxJobList))
+	}
+	state := p["state"]
+	if state != "" && !storage.ValidJobState(state) {
+		return errInvalid(fmt.Sprintf("state %q: want pending, processing, done or failed", state))
+	}
+	jobs, err := s.store.ListJobs(c.Request().Context(), storage.JobFilter{UserID: userOf(c), State: state, Limit: limit})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, jobsResponse{Jobs: jobs})
 }
 
 type healthResponse struct {

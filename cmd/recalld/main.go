@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -38,6 +39,8 @@ Usage:
   recalld skill check DIR        validate a skill folder
   recalld eval --suite FILE [--suite FILE…] [--runners lexical,semantic,hybrid,agent] [--out DIR] [--min-recall F]
                                  score retrieval and the recall agent; report.md/json with SVG plots
+  recalld jobs list|show|retry|purge
+                                 inspect and replay the historian's job queue
   recalld version                print the version
 
 Run "recalld COMMAND -h" for the flags of a command. Every flag has an
@@ -74,6 +77,8 @@ type app struct {
 	stdout, stderr io.Writer
 	// onListen, if set, is called with the bound address once serve listens.
 	onListen func(net.Addr)
+	// processor, if set, replaces the offline historian in serve (tests).
+	processor ingest.Processor
 }
 
 func (a *app) run(ctx context.Context, args []string) error {
@@ -93,6 +98,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.recallCmd(ctx, rest)
 	case "skill":
 		return a.skillCmd(ctx, rest)
+	case "jobs":
+		return a.jobsCmd(ctx, rest)
 	case "eval":
 		return a.evalCmd(ctx, rest)
 	case "version", "-version", "--version":
@@ -222,6 +229,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
 	}
+	stopWorker, err := a.startWorker(cfg, store, log)
+	if err != nil {
+		return errors.Join(err, ln.Close(), store.Close())
+	}
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "embedder", store.Embedder().Name())
 	if a.onListen != nil {
 		a.onListen(ln.Addr())
@@ -245,6 +256,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err := hs.Shutdown(sctx); err != nil {
 		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
+	stopWorker() // after HTTP, so no job is enqueued behind it; before storage closes
 	if err := store.Drain(sctx, nil); err != nil {
 		log.Warn("outbox not drained; it resumes on the next start", "err", err)
 	}

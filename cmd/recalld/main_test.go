@@ -51,6 +51,13 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 // receives is validated against openapi.yaml.
 func startServer(t testing.TB, env map[string]string, args ...string) *testServer {
 	t.Helper()
+	return startServerWith(t, nil, env, args...)
+}
+
+// startServerWith is startServer with setup applied to the app first (to
+// replace the historian, say).
+func startServerWith(t testing.TB, setup func(*app), env map[string]string, args ...string) *testServer {
+	t.Helper()
 	dir := t.TempDir()
 	ts := &testServer{t: t, dataDir: dir, done: make(chan error, 1)}
 	full := append([]string{"-addr", "127.0.0.1:0", "-data", dir, "-log-level", "warn"}, args...)
@@ -67,6 +74,9 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 		stdout:   io.Discard,
 		stderr:   logs,
 		onListen: func(ad net.Addr) { addr <- ad },
+	}
+	if setup != nil {
+		setup(a)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ts.cancel = cancel

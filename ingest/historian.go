@@ -1,0 +1,115 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recalld/recalld/storage"
+)
+
+// DefaultTimeZone is where relative times are resolved unless configured.
+const DefaultTimeZone = "Asia/Shanghai"
+
+// HistorianConfig tunes the offline historian.
+type HistorianConfig struct {
+	// Location resolves relative times ("yesterday" is a date there); nil
+	// means DefaultTimeZone.
+	Location *time.Location
+	// SourceMax is how many characters of the source message an event keeps
+	// (default 800).
+	SourceMax int
+}
+
+// Historian is the offline historian, the default Processor: it rewrites
+// each observation of a turn to absolute form with rules (relative times to
+// dates in its time zone, first and second person to the sender's name and
+// id), checks what is left with zh and en word lists, and makes one event
+// per observation. It is deterministic and needs no model.
+type Historian struct {
+	cfg HistorianConfig
+}
+
+// NewHistorian returns the offline historian.
+func NewHistorian(cfg HistorianConfig) *Historian {
+	if cfg.Location == nil {
+		cfg.Location = shanghai()
+	}
+	if cfg.SourceMax <= 0 {
+		cfg.SourceMax = 800
+	}
+	return &Historian{cfg: cfg}
+}
+
+// shanghai is Asia/Shanghai, or its fixed offset (no DST since 1991) on a
+// system without the time zone database.
+func shanghai() *time.Location {
+	if loc, err := time.LoadLocation(DefaultTimeZone); err == nil {
+		return loc
+	}
+	return time.FixedZone(DefaultTimeZone, 8*3600)
+}
+
+var _ Processor = (*Historian)(nil)
+
+// Process returns the events of job's observations, one per observation,
+// with ids derived from the job so that storing them twice stores them once.
+func (h *Historian) Process(ctx context.Context, job Job) (Result, error) {
+	return Result{Events: h.Events(job)}, nil
+}
+
+// Events returns the events of job's observations.
+func (h *Historian) Events(job Job) []storage.Event {
+	t := job.Turn
+	at := t.Timestamp.In(h.cfg.Location)
+	sc := scene{at: at, senderID: t.SenderID, senderName: t.SenderName}
+	perspective := storage.PerspectiveSender
+	if t.RequestType == RequestGroup {
+		perspective = storage.PerspectiveGroup
+	}
+	source := truncate(t.SourceMessage, h.cfg.SourceMax)
+	evs := make([]storage.Event, 0, len(t.Observations))
+	for i, obs := range t.Observations {
+		rw := absolutize(obs, sc)
+		e := storage.Event{
+			ID:             fmt.Sprintf("%s:%d:%s", job.ID, i, perspective),
+			UserID:         job.UserID,
+			GroupID:        t.GroupID,
+			SenderID:       t.SenderID,
+			SenderName:     t.SenderName,
+			JobID:          job.ID,
+			Perspective:    perspective,
+			RequestType:    t.RequestType,
+			Content:        rw.text,
+			Original:       obs,
+			IsAbsolute:     len(rw.leftovers) == 0,
+			Timestamp:      t.Timestamp.UTC(),
+			TimestampLocal: at,
+			SourceMessage:  source,
+			SchemaVersion:  storage.EventSchemaVersion,
+		}
+		if len(rw.leftovers) > 0 {
+			e.Warning = "relative words left: " + strings.Join(rw.leftovers, ", ")
+			if t.Force {
+				// The bot vouched for the text: store it as absolute, say so.
+				e.IsAbsolute = true
+				e.Warning = "forced past the check; " + e.Warning
+			}
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// truncate keeps the first max characters of s.
+func truncate(s string, max int) string {
+	n := 0
+	for i := range s {
+		if n == max {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}

@@ -1,0 +1,118 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// MaxEventList is the most events ListEvents returns at once.
+const MaxEventList = 1000
+
+const eventCols = `id, user_id, group_id, sender_id, sender_name, job_id, perspective, request_type, content, original,
+	is_absolute, warning, timestamp_utc, timestamp_local, source_message, schema_version`
+
+func validPerspective(p string) bool {
+	return p == PerspectiveGroup || p == PerspectiveSender || p == PerspectiveGlobal
+}
+
+// checkEvents validates the events of claimed.
+func checkEvents(claimed Job, evs []Event) error {
+	for i, e := range evs {
+		switch {
+		case e.ID == "" || !printable(e.ID, MaxIDLen):
+			return fmt.Errorf("%w: event %d: id must be printable UTF-8 of 1..%d bytes", ErrInvalid, i, MaxIDLen)
+		case e.UserID != claimed.UserID:
+			return fmt.Errorf("%w: event %d belongs to another user than its job", ErrInvalid, i)
+		case e.JobID != claimed.ID:
+			return fmt.Errorf("%w: event %d names another job", ErrInvalid, i)
+		case !validPerspective(e.Perspective):
+			return fmt.Errorf("%w: event %d: unknown perspective %q", ErrInvalid, i, e.Perspective)
+		case e.RequestType != "private" && e.RequestType != "group":
+			return fmt.Errorf("%w: event %d: unknown request type %q", ErrInvalid, i, e.RequestType)
+		case e.Timestamp.IsZero():
+			return fmt.Errorf("%w: event %d: timestamp is required", ErrInvalid, i)
+		}
+	}
+	return nil
+}
+
+// insertEvents stores evs in tx, skipping ids that exist, and returns how
+// many were new.
+func insertEvents(ctx context.Context, tx *sql.Tx, evs []Event, now time.Time) (int, error) {
+	if len(evs) == 0 {
+		return 0, nil
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (`+eventCols+`, timestamp_epoch, created_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO NOTHING`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	n := 0
+	for _, e := range evs {
+		local := e.TimestampLocal
+		if local.IsZero() {
+			local = e.Timestamp
+		}
+		version := e.SchemaVersion
+		if version == 0 {
+			version = EventSchemaVersion
+		}
+		r, err := ins.ExecContext(ctx, e.ID, e.UserID, e.GroupID, e.SenderID, e.SenderName, e.JobID, e.Perspective,
+			e.RequestType, e.Content, e.Original, e.IsAbsolute, e.Warning,
+			e.Timestamp.UTC().Format(time.RFC3339Nano), local.Format(time.RFC3339Nano), e.SourceMessage, version,
+			e.Timestamp.Unix(), now.UnixMilli())
+		if err != nil {
+			return n, fmt.Errorf("event %s: %w", e.ID, err)
+		}
+		c, _ := r.RowsAffected()
+		n += int(c)
+	}
+	return n, nil
+}
+
+// ListEvents returns events of user matching f, newest first.
+func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) ([]Event, error) {
+	if f.Limit <= 0 || f.Limit > MaxEventList {
+		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxEventList)
+	}
+	where, args := []string{"user_id = ?"}, []any{user}
+	if f.GroupID != "" {
+		where, args = append(where, "group_id = ?"), append(args, f.GroupID)
+	}
+	if f.JobID != "" {
+		where, args = append(where, "job_id = ?"), append(args, f.JobID)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE `+strings.Join(where, " AND ")+
+		` ORDER BY timestamp_epoch DESC, seq DESC LIMIT ?`, append(args, f.Limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: list events: %w", err)
+	}
+	defer rows.Close()
+	out := []Event{}
+	for rows.Next() {
+		var (
+			e          Event
+			utc, local string
+		)
+		if err := rows.Scan(&e.ID, &e.UserID, &e.GroupID, &e.SenderID, &e.SenderName, &e.JobID, &e.Perspective, &e.RequestType,
+			&e.Content, &e.Original, &e.IsAbsolute, &e.Warning, &utc, &local, &e.SourceMessage, &e.SchemaVersion); err != nil {
+			return nil, fmt.Errorf("storage: list events: %w", err)
+		}
+		if e.Timestamp, err = time.Parse(time.RFC3339Nano, utc); err != nil {
+			return nil, fmt.Errorf("storage: event %s: bad timestamp: %w", e.ID, err)
+		}
+		if e.TimestampLocal, err = time.Parse(time.RFC3339Nano, local); err != nil {
+			return nil, fmt.Errorf("storage: event %s: bad local timestamp: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: list events: %w", err)
+	}
+	return out, nil
+}
