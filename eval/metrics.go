@@ -22,13 +22,22 @@ import (
 //	p50_ms, p95_ms      latency percentiles of the runner over the group
 //
 // Keys over everything a runner returned, meant for the agent, whose
-// ranking is the evidence it cites:
+// ranking is the evidence it cites (for a ranker they cover its whole list):
 //
-//	cited_recall        mean share of gold ids cited
+//	cited_recall        mean share of gold ids cited, over the cases with gold
 //	cited_precision     mean share of cited ids that are gold or acceptable, over cases citing any
 //	citations           mean number of cited messages per case
 //	forbidden_rate      share of cases with forbidden ids that cite one
-//	absent_correct      share of cases that should find nothing answered with no evidence
+//	absent_correct      share of absent cases (fixture `absent`, LoCoMo category 5)
+//	                    answered with no evidence (the agent's stop_reason no_evidence)
+//	keyword_hit_rate    mean share of expected keywords found, case-insensitively, in the
+//	                    answer, the view's item statements and the cited messages, over
+//	                    the cases with expected keywords
+//
+// Rates over a subset of cases (forbidden, keywords, precision) are absent
+// when no case of the group is in the subset. Every count and rate except
+// the recall metrics, ndcg@10, mrr and cited_recall covers all cases of the
+// group, the ones that should find nothing included.
 type Scores map[string]float64
 
 // Metric names of a retrieval runner.
@@ -50,6 +59,7 @@ const (
 	MetricCitations      = "citations"
 	MetricForbiddenRate  = "forbidden_rate"
 	MetricAbsentCorrect  = "absent_correct"
+	MetricKeywordHits    = "keyword_hit_rate"
 )
 
 // RecallCutoffs are the k of the reported recall@k.
@@ -150,8 +160,9 @@ func containsAny(ids, set []string) bool {
 }
 
 // scoreCase scores one case's answer. ranked is deduplicated and cut to the
-// depth; texts are the contents of ranked, in order.
-func scoreCase(c Case, ranked, texts []string, abstained bool) Scores {
+// depth; texts are the contents of ranked, in order; said is the rest of an
+// agent's answer (its answer text and item statements), nil for a ranker.
+func scoreCase(c Case, ranked, texts, said []string, abstained bool) Scores {
 	s := Scores{MetricCitations: float64(len(ranked))}
 	if len(ranked) > 0 {
 		good := 0
@@ -165,9 +176,11 @@ func scoreCase(c Case, ranked, texts []string, abstained bool) Scores {
 	if len(c.ForbiddenEvidence) > 0 {
 		s[MetricForbiddenRate] = b2f(containsAny(ranked, c.ForbiddenEvidence))
 	}
+	if c.Absent() {
+		s[MetricAbsentCorrect] = b2f(abstained)
+	}
 	if c.NoEvidence() {
 		s[MetricAbstain] = b2f(abstained)
-		s[MetricAbsentCorrect] = b2f(abstained)
 	} else {
 		s[MetricCitedRecall] = recallAt(ranked, c.GoldEvidence, len(ranked))
 		for _, k := range recallCutoffs {
@@ -181,6 +194,7 @@ func scoreCase(c Case, ranked, texts []string, abstained bool) Scores {
 	}
 	if len(c.ExpectedKeywords) > 0 {
 		s[MetricKeywords10] = keywordShare(texts[:min(10, len(texts))], c.ExpectedKeywords)
+		s[MetricKeywordHits] = keywordShare(append(slices.Clip(said), texts...), c.ExpectedKeywords)
 	}
 	return s
 }
@@ -198,7 +212,7 @@ func b2f(b bool) float64 {
 // latency percentiles over all.
 func aggregate(results []CaseResult, cases []Case) Scores {
 	out := Scores{}
-	var answerable, empty, forbidden, keywords, citing int
+	var answerable, empty, absent, forbidden, keywords, citing int
 	var lat []float64
 	for i, r := range results {
 		c := cases[i]
@@ -215,7 +229,6 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 		if c.NoEvidence() {
 			empty++
 			out[MetricAbstain] += r.Scores[MetricAbstain]
-			out[MetricAbsentCorrect] += r.Scores[MetricAbsentCorrect]
 		} else {
 			answerable++
 			for _, k := range RecallKeys() {
@@ -225,6 +238,10 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 			out[MetricMRR] += r.Scores[MetricMRR]
 			out[MetricCitedRecall] += r.Scores[MetricCitedRecall]
 		}
+		if c.Absent() {
+			absent++
+			out[MetricAbsentCorrect] += r.Scores[MetricAbsentCorrect]
+		}
 		if len(c.ForbiddenEvidence) > 0 {
 			forbidden++
 			out[MetricForbidden10] += r.Scores[MetricForbidden10]
@@ -233,6 +250,7 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 		if len(c.ExpectedKeywords) > 0 {
 			keywords++
 			out[MetricKeywords10] += r.Scores[MetricKeywords10]
+			out[MetricKeywordHits] += r.Scores[MetricKeywordHits]
 		}
 	}
 	if answerable > 0 {
@@ -250,7 +268,9 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 	if empty > 0 {
 		out[MetricNoEvidence] = float64(empty)
 		out[MetricAbstain] /= float64(empty)
-		out[MetricAbsentCorrect] /= float64(empty)
+	}
+	if absent > 0 {
+		out[MetricAbsentCorrect] /= float64(absent)
 	}
 	if forbidden > 0 {
 		out[MetricForbidden10] /= float64(forbidden)
@@ -258,6 +278,7 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 	}
 	if keywords > 0 {
 		out[MetricKeywords10] /= float64(keywords)
+		out[MetricKeywordHits] /= float64(keywords)
 	}
 	if _, ok := out[MetricErrors]; !ok {
 		out[MetricErrors] = 0

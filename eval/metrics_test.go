@@ -48,7 +48,7 @@ func TestRankingMetrics(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := scoreCase(Case{GoldEvidence: tc.gold}, tc.ranked, make([]string, len(tc.ranked)), false)
+			got := scoreCase(Case{GoldEvidence: tc.gold}, tc.ranked, make([]string, len(tc.ranked)), nil, false)
 			if diff := cmp.Diff(tc.want, got, approx); diff != "" {
 				t.Errorf("scores (-want +got):\n%s", diff)
 			}
@@ -58,18 +58,38 @@ func TestRankingMetrics(t *testing.T) {
 
 func TestScoreCaseExtras(t *testing.T) {
 	c := Case{GoldEvidence: []string{"g"}, ForbiddenEvidence: []string{"f"}, ExpectedKeywords: []string{"may", "June"}}
-	got := scoreCase(c, []string{"f", "g"}, []string{"Atlas ships in March", "Atlas ships in May"}, false)
+	got := scoreCase(c, []string{"f", "g"}, []string{"Atlas ships in March", "Atlas ships in May"}, nil, false)
 	want := Scores{"recall@1": 0, "recall@5": 1, "recall@10": 1, "recall@25": 1, "ndcg@10": 1 / math.Log2(3), "mrr": 0.5,
-		"forbidden@10": 1, "keywords@10": 0.5, "cited_recall": 1, "citations": 2, "cited_precision": 0.5, "forbidden_rate": 1}
+		"forbidden@10": 1, "keywords@10": 0.5, "cited_recall": 1, "citations": 2, "cited_precision": 0.5, "forbidden_rate": 1,
+		"keyword_hit_rate": 0.5}
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("scores (-want +got):\n%s", diff)
 	}
-	empty := Case{ForbiddenEvidence: []string{"f"}}
-	if diff := cmp.Diff(Scores{"abstain_rate": 1, "forbidden@10": 0, "absent_correct": 1, "citations": 0, "forbidden_rate": 0}, scoreCase(empty, nil, nil, true)); diff != "" {
+	empty := Case{Category: CategoryAbsent, ForbiddenEvidence: []string{"f"}}
+	if diff := cmp.Diff(Scores{"abstain_rate": 1, "forbidden@10": 0, "absent_correct": 1, "citations": 0, "forbidden_rate": 0}, scoreCase(empty, nil, nil, nil, true)); diff != "" {
 		t.Errorf("abstained (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(Scores{"abstain_rate": 0, "forbidden@10": 1, "absent_correct": 0, "citations": 1, "cited_precision": 0, "forbidden_rate": 1}, scoreCase(empty, []string{"f"}, []string{""}, false)); diff != "" {
+	if diff := cmp.Diff(Scores{"abstain_rate": 0, "forbidden@10": 1, "absent_correct": 0, "citations": 1, "cited_precision": 0, "forbidden_rate": 1}, scoreCase(empty, []string{"f"}, []string{""}, nil, false)); diff != "" {
 		t.Errorf("answered (-want +got):\n%s", diff)
+	}
+	// A cross-user case without gold may cite acceptable evidence: it is
+	// scored for abstaining but is not an absent case.
+	cross := Case{Category: CategoryCrossUser, AcceptableEvidence: []string{"a"}}
+	if diff := cmp.Diff(Scores{"abstain_rate": 0, "citations": 1, "cited_precision": 1}, scoreCase(cross, []string{"a"}, []string{""}, nil, false)); diff != "" {
+		t.Errorf("cross-user (-want +got):\n%s", diff)
+	}
+}
+
+func TestKeywordHitRate(t *testing.T) {
+	c := Case{GoldEvidence: []string{"g"}, ExpectedKeywords: []string{"JUNE", "may", "violin"}}
+	// "June" is only in the answer, "May" only in the cited text, "violin" nowhere.
+	got := scoreCase(c, []string{"g"}, []string{"Atlas ships in May"}, []string{"Atlas now ships in June.", "Atlas ships in june"}, false)
+	if diff := cmp.Diff(Scores{"keywords@10": 1.0 / 3, "keyword_hit_rate": 2.0 / 3},
+		Scores{"keywords@10": got["keywords@10"], "keyword_hit_rate": got["keyword_hit_rate"]}, approx); diff != "" {
+		t.Errorf("keyword scores (-want +got):\n%s", diff)
+	}
+	if _, ok := scoreCase(Case{GoldEvidence: []string{"g"}}, nil, nil, []string{"x"}, false)["keyword_hit_rate"]; ok {
+		t.Error("keyword_hit_rate set for a case without expected keywords")
 	}
 }
 
@@ -78,15 +98,17 @@ func TestAggregate(t *testing.T) {
 		{ID: "1", GoldEvidence: []string{"a", "b", "c", "d"}},
 		{ID: "2", GoldEvidence: []string{"g"}, ExpectedKeywords: []string{"x"}},
 		{ID: "3", GoldEvidence: []string{"g"}, ForbiddenEvidence: []string{"f"}},
-		{ID: "4", ForbiddenEvidence: []string{"f"}},
-		{ID: "5"},
+		{ID: "4", Category: CategoryAbsent, ForbiddenEvidence: []string{"f"}},
+		{ID: "5", Category: CategoryAdversarial},
+		{ID: "6", Category: CategoryCrossUser},
 	}
 	results := []CaseResult{
-		{Scores: scoreCase(cases[0], []string{"a", "x", "b", "y", "z", "c"}, make([]string, 6), false), LatencyMS: 1},
-		{Scores: scoreCase(cases[1], []string{"x", "y", "g"}, []string{"", "x", ""}, false), LatencyMS: 2},
-		{Scores: scoreCase(cases[2], nil, nil, true), LatencyMS: 3, Error: "boom"},
-		{Scores: scoreCase(cases[3], []string{"f"}, []string{""}, false), LatencyMS: 4, Leaks: 1},
-		{Scores: scoreCase(cases[4], nil, nil, true), LatencyMS: 5},
+		{Scores: scoreCase(cases[0], []string{"a", "x", "b", "y", "z", "c"}, make([]string, 6), nil, false), LatencyMS: 1},
+		{Scores: scoreCase(cases[1], []string{"x", "y", "g"}, []string{"", "x", ""}, nil, false), LatencyMS: 2},
+		{Scores: scoreCase(cases[2], nil, nil, nil, true), LatencyMS: 3, Error: "boom"},
+		{Scores: scoreCase(cases[3], []string{"f"}, []string{""}, nil, false), LatencyMS: 4, Leaks: 1},
+		{Scores: scoreCase(cases[4], nil, nil, nil, true), LatencyMS: 5},
+		{Scores: scoreCase(cases[5], []string{"h"}, []string{""}, nil, false), LatencyMS: 6},
 	}
 	got := aggregate(results, cases)
 	want := Scores{
@@ -100,25 +122,27 @@ func TestAggregate(t *testing.T) {
 		// Case 3 ranked nothing, case 4 ranked the forbidden id.
 		"forbidden@10":      0.5,
 		"keywords@10":       1,
-		"no_evidence_cases": 2,
-		"abstain_rate":      0.5,
+		"keyword_hit_rate":  1,
+		"no_evidence_cases": 3,
+		"abstain_rate":      1.0 / 3,
 		"leaks":             1,
 		"errors":            1,
 		"p50_ms":            3,
-		"p95_ms":            5,
-		// Over everything returned: precision over the three cases citing anything.
-		"citations":       (6 + 3 + 0 + 1 + 0) / 5.0,
-		"cited_precision": (0.5 + 1.0/3 + 0) / 3,
+		"p95_ms":            6,
+		// Over everything returned: precision over the four cases citing anything.
+		"citations":       (6 + 3 + 0 + 1 + 0 + 1) / 6.0,
+		"cited_precision": (0.5 + 1.0/3 + 0 + 0) / 4,
 		"cited_recall":    (0.75 + 1 + 0) / 3,
 		"forbidden_rate":  0.5,
-		"absent_correct":  0.5,
+		// Cases 4 (cited) and 5 (abstained) are absent; 6 is cross-user.
+		"absent_correct": 0.5,
 	}
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("aggregate (-want +got):\n%s", diff)
 	}
 	wantCurve := []float64{0.25 / 3, 0.25 / 3, (0.5 + 1) / 3, (0.5 + 1) / 3, (0.5 + 1) / 3, (0.75 + 1) / 3}
 	for i := range results {
-		results[i].Ranked = [][]string{{"a", "x", "b", "y", "z", "c"}, {"x", "y", "g"}, nil, {"f"}, nil}[i]
+		results[i].Ranked = [][]string{{"a", "x", "b", "y", "z", "c"}, {"x", "y", "g"}, nil, {"f"}, nil, {"h"}}[i]
 	}
 	curve := recallCurve(results, cases, 6)
 	if diff := cmp.Diff(wantCurve, curve, approx); diff != "" {

@@ -2,10 +2,13 @@ package eval
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -40,13 +43,20 @@ type SuiteReport struct {
 
 // RunnerReport is one runner's results on a set of cases.
 type RunnerReport struct {
-	// Overall summarises the cases with gold evidence.
+	// Overall summarises all cases: the recall metrics over the cases
+	// with gold evidence, the rest (leaks, latency, citations, abstaining…)
+	// over every case.
 	Overall Scores `json:"overall"`
 	// ByCategory summarises each category; a category of cases that should
 	// find nothing has no_evidence_cases and abstain_rate instead of recall.
 	ByCategory map[string]Scores `json:"by_category"`
 	// NoEvidence summarises the cases that should find nothing, if any.
 	NoEvidence Scores `json:"no_evidence,omitempty"`
+	// Agent is set for a runner that answers with a memory view (the
+	// recall agent); report.md shows it in the agent table.
+	Agent bool `json:"agent,omitempty"`
+	// StopReasons counts the agent's stop reasons over the cases.
+	StopReasons map[string]int `json:"stop_reasons,omitempty"`
 	// RecallCurve is mean recall@k for k = 1..depth, for the plots.
 	RecallCurve []float64 `json:"recall_curve,omitempty"`
 	// Cases are the per-case results (only in a suite's report).
@@ -67,6 +77,8 @@ type CaseResult struct {
 	LatencyMS  float64 `json:"latency_ms"`
 	Leaks      int     `json:"leaks,omitempty"`
 	Error      string  `json:"error,omitempty"`
+	// View is the rest of an agent's answer: text, statements, limits.
+	View *View `json:"view,omitempty"`
 }
 
 func newReport(runners []Runner, depth int, embedder string) *Report {
@@ -91,8 +103,15 @@ func summarize(results []CaseResult, cases []Case, depth int) *RunnerReport {
 		}
 		byCat[cases[i].Category] = append(byCat[cases[i].Category], i)
 		rr.latencies = append(rr.latencies, r.LatencyMS)
+		if r.View != nil {
+			rr.Agent = true
+			if rr.StopReasons == nil {
+				rr.StopReasons = make(map[string]int)
+			}
+			rr.StopReasons[r.View.StopReason]++
+		}
 	}
-	rr.Overall = aggregate(withGold, goldCases)
+	rr.Overall = aggregate(results, cases)
 	if len(without) > 0 {
 		rr.NoEvidence = aggregate(without, emptyCases)
 	}
@@ -178,10 +197,11 @@ func (r *Report) Markdown() []byte {
 	fmt.Fprintf(&b, "# recalld eval\n\n")
 	fmt.Fprintf(&b, "Runners: %s. Embedder: `%s`. Each runner ranks up to %d messages per question; ", strings.Join(r.RunnerOrder, ", "), r.Embedder, r.Depth)
 	fmt.Fprintf(&b, "recall@k is the mean share of a case's gold evidence ids among its first k, over the cases that have gold evidence; MRR looks %d deep. ", r.Depth)
-	fmt.Fprintf(&b, "Cases that should find nothing (fixture `absent`, LoCoMo category 5) are scored separately: abstain rate is the share where the runner returned nothing.\n\n")
+	fmt.Fprintf(&b, "Cases that should find nothing (fixture `absent` and gold-less `cross_user`, LoCoMo category 5) are scored separately: abstain rate is the share where the runner returned nothing.\n\n")
 	if len(r.Suites) > 1 {
 		fmt.Fprintf(&b, "## All suites\n\n")
 		r.overallTable(&b, r.Runners)
+		r.agentTable(&b, r.Runners)
 	}
 	fmt.Fprintf(&b, "![recall@k per runner](%s)\n\n![latency per runner](%s)\n\n", RecallPlot, LatencyPlot)
 	for _, s := range r.Suites {
@@ -194,7 +214,7 @@ func (r *Report) Markdown() []byte {
 			b.WriteString("\n")
 		}
 		r.overallTable(&b, s.Runners)
-		r.citedTable(&b, s.Runners)
+		r.agentTable(&b, s.Runners)
 		if len(r.Suites) > 1 {
 			fmt.Fprintf(&b, "![recall@k on %s](%s%s.svg)\n\n", s.Key, suitePlotBase, s.Key)
 		}
@@ -227,21 +247,48 @@ func (r *Report) overallTable(b *bytes.Buffer, runners map[string]*RunnerReport)
 	b.WriteString("\n")
 }
 
-// citedTable shows the metrics over everything each runner returned: for
-// the agent that is the evidence it cites; for a ranker, its whole ranking.
-func (r *Report) citedTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
-	cols := []string{MetricCitations, MetricCitedRecall, MetricCitedPrecision, MetricForbiddenRate}
-	fmt.Fprintf(b, "Over everything returned (the agent's citations; a ranker's whole list of up to %d):\n\n", r.Depth)
-	fmt.Fprintf(b, "| runner | %s | %s |\n|---|%s\n", strings.Join(cols, " | "), MetricAbsentCorrect, strings.Repeat("---:|", len(cols)+1))
+// agentColumns are the columns of the agent table.
+var agentColumns = []string{
+	MetricCases, MetricCitedRecall, MetricCitedPrecision, MetricCitations, MetricForbiddenRate,
+	MetricAbsentCorrect, MetricKeywordHits, MetricLeaks, MetricErrors, MetricP50, MetricP95,
+}
+
+// agentTable shows the metrics of the runners that answer with a memory
+// view (the recall agent) over the evidence they cite, with their stop
+// reasons; nothing when there is none.
+func (r *Report) agentTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
+	var names []string
 	for _, name := range r.RunnerOrder {
-		rr := runners[name]
-		fmt.Fprintf(b, "| %s |", name)
-		for _, c := range cols {
-			fmt.Fprintf(b, " %s |", formatMetric(c, rr.Overall))
+		if rr := runners[name]; rr != nil && rr.Agent {
+			names = append(names, name)
 		}
-		fmt.Fprintf(b, " %s |\n", formatMetric(MetricAbsentCorrect, rr.NoEvidence))
+	}
+	if len(names) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Agent, over the evidence it cites: cited_recall is the mean share of gold ids cited (cases with gold); ")
+	fmt.Fprintf(b, "cited_precision the mean share of cited ids that are gold or acceptable (cases citing any); citations the mean per case; ")
+	fmt.Fprintf(b, "forbidden_rate the share of cases with forbidden ids that cite one; absent_correct the share of cases that should find nothing answered with `no_evidence`; ")
+	fmt.Fprintf(b, "keyword_hit_rate the mean share of expected keywords found in the answer, item statements and cited text; ")
+	fmt.Fprintf(b, "leaks the cited or quoted messages that are not the case user's (must be 0); latency is the whole recall per question.\n\n")
+	fmt.Fprintf(b, "| agent | %s |\n|---|%s\n", strings.Join(agentColumns, " | "), strings.Repeat("---:|", len(agentColumns)))
+	for _, name := range names {
+		fmt.Fprintf(b, "| %s |", name)
+		for _, c := range agentColumns {
+			fmt.Fprintf(b, " %s |", formatMetric(c, runners[name].Overall))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+	for _, name := range names {
+		reasons := runners[name].StopReasons
+		keys := slices.Sorted(maps.Keys(reasons))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s %d", cmp.Or(k, "none"), reasons[k])
+		}
+		fmt.Fprintf(b, "Stop reasons of %s: %s.\n\n", name, strings.Join(parts, ", "))
+	}
 }
 
 func (r *Report) categoryTable(b *bytes.Buffer, s *SuiteReport) {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -239,13 +240,16 @@ func ask(ctx context.Context, svc *queryapi.Service, s *Suite, runners []Runner,
 				seen[e.MessageID] = true
 				cr.Ranked = append(cr.Ranked, e.MessageID)
 				texts = append(texts, e.Content)
-				if own, ok := content[c.UserID][e.MessageID]; !ok || own != e.Content {
-					cr.Leaks++
-				}
+			}
+			cr.Leaks = countLeaks(content[c.UserID], ans)
+			var said []string
+			if v := ans.View; v != nil {
+				said = append([]string{v.Answer}, v.Statements...)
+				cr.View = v
 			}
 			// A failed case ranks nothing but does not count as abstaining.
 			cr.NoEvidence = err == nil && (ans.NoEvidence || len(cr.Ranked) == 0)
-			cr.Scores = scoreCase(c, cr.Ranked, texts, cr.NoEvidence)
+			cr.Scores = scoreCase(c, cr.Ranked, texts, said, cr.NoEvidence)
 			results[i] = append(results[i], cr)
 			_ = bar.Add(1)
 		}
@@ -260,6 +264,34 @@ func ask(ctx context.Context, svc *queryapi.Service, s *Suite, runners []Runner,
 		sr.Runners[r.Name()] = summarize(results[i], s.Cases, cfg.Depth)
 	}
 	return sr, nil
+}
+
+// countLeaks counts the distinct messages an answer returns (ranked or
+// cited, and the context quoted with them) that are not the case user's:
+// an id the user does not have, or text other than the user's message of
+// that id. A quote the answer marks as cut may be a prefix of the text.
+func countLeaks(own map[string]string, ans Answer) int {
+	var cut []string
+	quotes := ans.Ranked
+	if ans.View != nil {
+		cut = ans.View.Cut
+		quotes = append(slices.Clip(quotes), ans.View.Context...)
+	}
+	type quoted struct{ id, content string }
+	checked := make(map[quoted]bool, len(quotes))
+	n := 0
+	for _, e := range quotes {
+		k := quoted{e.MessageID, e.Content}
+		if checked[k] {
+			continue
+		}
+		checked[k] = true
+		text, ok := own[e.MessageID]
+		if !ok || text != e.Content && !(slices.Contains(cut, e.MessageID) && strings.HasPrefix(text, e.Content)) {
+			n++
+		}
+	}
+	return n
 }
 
 // categoryOrder lists the suite's categories in the order of its format,

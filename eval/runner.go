@@ -28,6 +28,32 @@ type Answer struct {
 	// NoEvidence is set when the runner concludes that nothing in the
 	// user's history answers the question. An empty Ranked implies it.
 	NoEvidence bool
+	// View is what a runner that answers with a memory view (the agent)
+	// says besides the evidence it cites; nil for a ranker.
+	View *View
+}
+
+// View is one answer of the recall agent besides its citations, kept per
+// case in report.json and used by the agent metrics.
+type View struct {
+	// Answer is the answer sentence(s) for the bot.
+	Answer string `json:"answer"`
+	// Statements are the memory view's item statements, preferences,
+	// profile and constraints in that order.
+	Statements []string `json:"statements,omitempty"`
+	// StopReason is the agent's limits.stop_reason.
+	StopReason         string   `json:"stop_reason"`
+	Brain              string   `json:"brain"`
+	Rounds             int      `json:"rounds"`
+	ToolsCalled        int      `json:"tools_called"`
+	MessagesConsidered int      `json:"messages_considered"`
+	Notes              []string `json:"notes,omitempty"`
+	// Cut lists the ids of quotes (cited or context) whose content is a
+	// marked cut of the message, a prefix of its text.
+	Cut []string `json:"cut,omitempty"`
+	// Context are the neighbour messages returned with the citations.
+	// They are checked for leaks like the citations and not reported.
+	Context []queryapi.Evidence `json:"-"`
 }
 
 // Runner answers questions for one user through tools bound to that user.

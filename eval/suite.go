@@ -107,6 +107,14 @@ type Case struct {
 // NoEvidence reports whether the case should find nothing.
 func (c Case) NoEvidence() bool { return len(c.GoldEvidence) == 0 }
 
+// Absent reports whether the case asks about something never said: a
+// fixture `absent` case or a LoCoMo adversarial (category 5) question. The
+// right answer is no_evidence. Other cases without gold (cross_user) may
+// cite acceptable evidence, such as the user's own opposite statement.
+func (c Case) Absent() bool {
+	return c.NoEvidence() && (c.Category == CategoryAbsent || c.Category == CategoryAdversarial)
+}
+
 // MessageCount returns the number of messages of all users.
 func (s *Suite) MessageCount() int {
 	n := 0

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -30,7 +31,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		fs.StringVar(&runners, "runners", "lexical,semantic,hybrid,agent", "runners to compare")
 		fs.StringVar(&out, "out", "eval-out", "directory for report.md, report.json and the plots")
 		fs.Var(&floors, "min-recall", "quality floor, e.g. 0.6 (recall@10 of every runner) or hybrid:recall@10>=0.7 (repeatable)")
-		fs.BoolVar(&keep, "keep-data", false, "keep the suites' stores under -data")
+		fs.BoolVar(&keep, "keep-data", false, "keep the suites' stores under -data (default: fresh stores in a temporary directory, removed)")
 	})
 	if err != nil {
 		return err
@@ -39,7 +40,10 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: eval takes --suite FILE [--suite FILE…] and no arguments", errUsage)
 	}
 	ec := eval.Config{Suites: suites, OutDir: out, KeepData: keep, Progress: a.stderr, Logger: newLogger(cfg, a.stderr)}
-	if keep {
+	// Each suite gets a fresh store under -data when one is given (or the
+	// stores are kept), else under the system's temporary directory; a
+	// server's default data directory is never used for scratch stores.
+	if keep || cfg.DataDir != DefaultConfig().DataDir {
 		ec.DataDir = cfg.DataDir
 	}
 	if cfg.Embedder.Kind != "hash" || cfg.Embedder.Dim != 0 {
@@ -56,6 +60,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 			if err != nil {
 				return err
 			}
+			ec.Logger.Info("eval: agent runner", "brain", ag.Brain())
 			ec.Extra = append(ec.Extra, eval.AgentRunner{Agent: ag})
 		default:
 			if !slices.Contains(eval.BuiltinRunners(), name) {
@@ -72,11 +77,48 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		ec.Floors = append(ec.Floors, fl)
 	}
 	rep, err := eval.Run(ctx, ec)
-	if rep != nil && out != "" {
-		fmt.Fprintf(a.stdout, "wrote %s/report.md, report.json and plots\n", out)
+	if rep != nil {
+		printSummary(a.stdout, rep)
+		if out != "" {
+			fmt.Fprintf(a.stdout, "wrote %s/report.md, report.json and plots\n", out)
+		}
 	}
 	if errors.Is(err, eval.ErrBelowFloor) {
 		return fmt.Errorf("quality floor missed: %w", err)
 	}
 	return err
+}
+
+// printSummary prints each runner's overall numbers on each suite; "–"
+// marks a metric the suite does not define (no expected keywords, say).
+func printSummary(w io.Writer, rep *eval.Report) {
+	for _, s := range rep.Suites {
+		fmt.Fprintf(w, "%s (%d cases)\n", s.Key, s.Cases)
+		for _, name := range rep.RunnerOrder {
+			rr := s.Runners[name]
+			line := func(keys ...string) string {
+				parts := make([]string, len(keys))
+				for i, k := range keys {
+					v, ok := rr.Overall[k]
+					switch {
+					case !ok:
+						parts[i] = k + " –"
+					case k == eval.MetricLeaks:
+						parts[i] = fmt.Sprintf("%s %d", k, int(v))
+					case k == eval.MetricP50 || k == eval.MetricP95:
+						parts[i] = fmt.Sprintf("%s %.1f", k, v)
+					default:
+						parts[i] = fmt.Sprintf("%s %.3f", k, v)
+					}
+				}
+				return strings.Join(parts, "  ")
+			}
+			fmt.Fprintf(w, "  %-9s %s\n", name, line("recall@1", "recall@5", "recall@10", "recall@25", eval.MetricNDCG10, eval.MetricMRR,
+				eval.MetricAbstain, eval.MetricLeaks, eval.MetricP50, eval.MetricP95))
+			if rr.Agent {
+				fmt.Fprintf(w, "  %-9s %s\n", "", line(eval.MetricCitedRecall, eval.MetricCitedPrecision, eval.MetricCitations,
+					eval.MetricForbiddenRate, eval.MetricAbsentCorrect, eval.MetricKeywordHits))
+			}
+		}
+	}
 }
