@@ -384,11 +384,13 @@ func (s *Store) hydrate(ctx context.Context, user string, seqs []int64) (map[int
 		return out, nil
 	}
 	args := make([]any, 0, len(seqs)+1)
-	args = append(args, user)
 	for _, q := range seqs {
 		args = append(args, q)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+msgCols+` FROM messages WHERE user_id = ? AND seq IN (`+placeholders(len(seqs))+`)`, args...)
+	args = append(args, user)
+	// The unary + keeps the planner on the primary key: with user_id
+	// indexable it walks all of the user's rows for a long seq list.
+	rows, err := s.r.QueryContext(ctx, `SELECT `+msgCols+` FROM messages WHERE seq IN (`+placeholders(len(seqs))+`) AND +user_id = ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: hydrate: %w", err)
 	}
