@@ -163,7 +163,21 @@ func TestOfflineScenarios(t *testing.T) {
 			if resp.Limits.Brain != "offline" || resp.Limits.ToolsCalled == 0 || resp.Limits.Rounds == 0 || len(resp.Trace) == 0 {
 				t.Errorf("limits = %+v, %d trace steps", resp.Limits, len(resp.Trace))
 			}
+			checkTimings(t, resp.Timings)
 		})
+	}
+}
+
+// checkTimings checks that the stages of an offline recall took time and
+// fit in the whole.
+func checkTimings(t *testing.T, tm agent.Timings) {
+	t.Helper()
+	// Hybrid runs at most three tool calls at once.
+	stages := []float64{tm.Observe, tm.Search, tm.Tools / 3, tm.Synthesize, tm.Verify}
+	if slices.ContainsFunc(stages, func(ms float64) bool { return ms < 0 || ms > tm.Total }) ||
+		tm.Search <= 0 || tm.Tools <= 0 || tm.Total <= 0 ||
+		tm.Observe+tm.Search+tm.Synthesize+tm.Verify > tm.Total*1.001 {
+		t.Errorf("timings = %+v", tm)
 	}
 }
 

@@ -27,7 +27,9 @@ type action struct {
 
 func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 	p := b.skill.Params
+	start := time.Now()
 	o := r.observe()
+	r.timings.Observe = since(start)
 	r.window = o.window
 	r.role = o.role
 	if r.role == "any" {
@@ -169,7 +171,9 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 			}
 		}
 	}
+	start = time.Now()
 	r.draft = r.synthesize(rel, o, stop)
+	r.timings.Synthesize = since(start)
 	return nil
 }
 

@@ -49,7 +49,22 @@ type Response struct {
 	Evidence   []EvidenceRef `json:"evidence"`
 	Conflicts  []Conflict    `json:"conflicts"`
 	Limits     Limits        `json:"limits"`
+	Timings    Timings       `json:"timings"`
 	Trace      []TraceStep   `json:"trace,omitempty"`
+}
+
+// Timings tell where the time of a recall went, in milliseconds. Search is
+// the brain's loop (tool calls, and the model's turns for the LLM brain);
+// Tools sums the time inside tool calls, so parallel calls can make it
+// exceed Search. A recall the LLM brain handed to the offline one reports
+// the offline run, with Total from the start of the request.
+type Timings struct {
+	Observe    float64 `json:"observe_ms"`
+	Search     float64 `json:"search_ms"`
+	Tools      float64 `json:"tools_ms"`
+	Synthesize float64 `json:"synthesize_ms"`
+	Verify     float64 `json:"verify_ms"`
+	Total      float64 `json:"total_ms"`
 }
 
 // MemoryView groups what the evidence supports.
@@ -219,6 +234,7 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 			return nil, err2
 		}
 		r2.notes = append(r2.notes, note)
+		r2.started = r.started
 		// The fallback gets its own budget and tool calls: the model may
 		// have spent the first. limits.tools_called reports both.
 		octx, ocancel := context.WithTimeout(context.WithoutCancel(ctx), r2.budget)

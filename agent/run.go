@@ -75,6 +75,18 @@ type run struct {
 	steps       []TraceStep
 	notes       []string
 	draft       draft
+	timings     Timings // observe, synthesize and tools as they happen; the rest in finish
+}
+
+// since returns the milliseconds from start to now.
+func since(start time.Time) float64 { return float64(time.Since(start).Microseconds()) / 1000 }
+
+// toolTime adds the time of one tool call; parallel calls add up.
+func (r *run) toolTime(start time.Time) {
+	d := since(start)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.timings.Tools += d
 }
 
 func (r *run) step(phase, tool string, args any, hits int, decision string) {
@@ -110,7 +122,9 @@ func (r *run) list(ctx context.Context, p queryapi.ListParams) (queryapi.Page, e
 	if err := r.callBudget(); err != nil {
 		return queryapi.Page{}, err
 	}
+	start := time.Now()
 	page, err := r.tools.MessagesList(ctx, p)
+	r.toolTime(start)
 	if err == nil {
 		r.sawConsidered(page.Considered)
 	}
@@ -122,7 +136,9 @@ func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.P
 	if err := r.callBudget(); err != nil {
 		return queryapi.Page{}, err
 	}
+	start := time.Now()
 	page, err := r.tools.LexicalSearch(ctx, p)
+	r.toolTime(start)
 	if err == nil {
 		r.sawConsidered(page.Considered)
 	}
@@ -134,7 +150,9 @@ func (r *run) semantic(ctx context.Context, p queryapi.SemanticParams) (queryapi
 	if err := r.callBudget(); err != nil {
 		return queryapi.Page{}, err
 	}
+	start := time.Now()
 	page, err := r.tools.SemanticSearch(ctx, p)
+	r.toolTime(start)
 	if err == nil {
 		r.sawConsidered(page.Considered)
 	}
@@ -146,7 +164,9 @@ func (r *run) neighbors(ctx context.Context, p queryapi.NeighborsParams) (querya
 	if err := r.callBudget(); err != nil {
 		return queryapi.NeighborsResult{}, err
 	}
+	start := time.Now()
 	res, err := r.tools.Neighbors(ctx, p)
+	r.toolTime(start)
 	r.step("decide", "neighbors", p, len(res.Before)+len(res.After), "")
 	if err == nil {
 		if c, ok := r.seen[res.Anchor.MessageID]; ok {
@@ -178,10 +198,15 @@ func (r *run) remember(hits []queryapi.Evidence) (fresh int) {
 // finish verifies the draft and builds the response.
 func (r *run) finish(ctx context.Context, brain string) (*Response, error) {
 	d := r.draft
+	start := time.Now()
 	verified, err := r.verify(ctx, d)
 	if err != nil {
 		return nil, err
 	}
+	t := r.timings
+	t.Verify = since(start)
+	t.Total = since(r.started)
+	t.Search = max(0, t.Total-t.Observe-t.Synthesize-t.Verify)
 	resp := &Response{
 		MemoryView: verified.view,
 		Answer:     verified.answer,
@@ -196,7 +221,8 @@ func (r *run) finish(ctx context.Context, brain string) (*Response, error) {
 			Brain:              brain,
 			Notes:              r.notes,
 		},
-		Trace: r.steps,
+		Timings: t,
+		Trace:   r.steps,
 	}
 	if !r.window.since.IsZero() {
 		resp.Limits.TimeRange.Since = r.window.since.Format(time.RFC3339)

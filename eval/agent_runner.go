@@ -45,6 +45,10 @@ func agentAnswer(resp *agent.Response) Answer {
 		Answer: resp.Answer, StopReason: resp.Limits.StopReason, Brain: resp.Limits.Brain,
 		Rounds: resp.Limits.Rounds, ToolsCalled: resp.Limits.ToolsCalled,
 		MessagesConsidered: resp.Limits.MessagesConsidered, Notes: resp.Limits.Notes,
+		Stages: map[string]float64{
+			StageObserve: resp.Timings.Observe, StageSearch: resp.Timings.Search, StageTools: resp.Timings.Tools,
+			StageSynthesize: resp.Timings.Synthesize, StageVerify: resp.Timings.Verify,
+		},
 	}
 	for _, items := range [][]agent.Item{resp.MemoryView.Preferences, resp.MemoryView.Profile, resp.MemoryView.Constraints} {
 		for _, it := range items {

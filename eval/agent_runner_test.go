@@ -38,7 +38,8 @@ func TestAgentAnswer(t *testing.T) {
 				Context: []agent.EvidenceRef{{MessageID: "m2", Content: "好的", Cut: true}}},
 			{MessageID: "m9", Content: "I like te", Cut: true},
 		},
-		Limits: agent.Limits{StopReason: agent.StopEnough, Brain: "offline", Rounds: 2, ToolsCalled: 5, MessagesConsidered: 40},
+		Limits:  agent.Limits{StopReason: agent.StopEnough, Brain: "offline", Rounds: 2, ToolsCalled: 5, MessagesConsidered: 40},
+		Timings: agent.Timings{Observe: 0.1, Search: 3, Tools: 4.5, Synthesize: 0.7, Verify: 0.4, Total: 4.2},
 	}
 	got := agentAnswer(resp)
 	want := Answer{
@@ -50,6 +51,7 @@ func TestAgentAnswer(t *testing.T) {
 			Answer: "You do not eat spicy food.", Statements: []string{"likes tea", "不吃辣"},
 			StopReason: agent.StopEnough, Brain: "offline", Rounds: 2, ToolsCalled: 5, MessagesConsidered: 40,
 			Cut: []string{"m2", "m9"}, Context: []queryapi.Evidence{{MessageID: "m2", Content: "好的"}},
+			Stages: map[string]float64{StageObserve: 0.1, StageSearch: 3, StageTools: 4.5, StageSynthesize: 0.7, StageVerify: 0.4},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -142,6 +144,20 @@ func TestAgentRunner(t *testing.T) {
 	if ag.Overall[MetricP50] > ag.Overall[MetricP95] {
 		t.Errorf("p50 %v > p95 %v", ag.Overall[MetricP50], ag.Overall[MetricP95])
 	}
+	for _, st := range Stages() {
+		p50, ok50 := ag.Overall[st+"_p50_ms"]
+		p95, ok95 := ag.Overall[st+"_p95_ms"]
+		if !ok50 || !ok95 || p50 < 0 || p50 > p95 || p95 > ag.Overall[MetricP95]*float64(2) {
+			t.Errorf("stage %s: p50 %v (%v) p95 %v (%v), whole recall p95 %v", st, p50, ok50, p95, ok95, ag.Overall[MetricP95])
+		}
+		if _, ok := doc.Runners[RunnerLexical].Overall[st+"_p50_ms"]; ok {
+			t.Errorf("the lexical runner reports agent stage %s", st)
+		}
+	}
+	if ag.Overall["search_p95_ms"] <= 0 || ag.Overall["tools_p95_ms"] <= 0 {
+		t.Errorf("search p95 %v, tools p95 %v: the agent's searching took no time", ag.Overall["search_p95_ms"], ag.Overall["tools_p95_ms"])
+	}
+
 	// The agent cites at most the skill's max_evidence (8) per case.
 	if c := ag.Overall[MetricCitations]; c <= 0 || c > 8 {
 		t.Errorf("citations per case = %v", c)
@@ -206,6 +222,9 @@ func TestAgentRunner(t *testing.T) {
 	if !strings.Contains(string(md), "Stop reasons of agent: ") {
 		t.Errorf("report.md lacks the stop reasons:\n%s", md)
 	}
+	if !strings.Contains(string(md), "Latency per stage of the recall") {
+		t.Errorf("report.md lacks the stage latency table:\n%s", md)
+	}
 
 	// Same inputs, same numbers.
 	cfg.OutDir = ""
@@ -213,7 +232,8 @@ func TestAgentRunner(t *testing.T) {
 	opts := cmp.Options{
 		cmpopts.IgnoreUnexported(RunnerReport{}, SuiteReport{}),
 		cmpopts.IgnoreFields(CaseResult{}, "LatencyMS"),
-		cmpopts.IgnoreMapEntries(func(k string, _ float64) bool { return k == MetricP50 || k == MetricP95 }),
+		cmpopts.IgnoreMapEntries(func(k string, _ float64) bool { return strings.HasSuffix(k, "_ms") }),
+		cmpopts.IgnoreFields(View{}, "Stages"),
 	}
 	if diff := cmp.Diff(rep, again, opts); diff != "" {
 		t.Errorf("two runs differ (-first +second):\n%s", diff)

@@ -287,7 +287,40 @@ func aggregate(results []CaseResult, cases []Case) Scores {
 		out[MetricP50] = percentile(lat, 50)
 		out[MetricP95] = percentile(lat, 95)
 	}
+	stageLatency(out, results)
 	return out
+}
+
+// Stages of an agent's recall whose latency the agent metrics report, as
+// <stage>_p50_ms and <stage>_p95_ms.
+const (
+	StageObserve    = "observe"
+	StageSearch     = "search"
+	StageTools      = "tools"
+	StageSynthesize = "synthesize"
+	StageVerify     = "verify"
+)
+
+// Stages lists the stages in the order of a recall.
+func Stages() []string {
+	return []string{StageObserve, StageSearch, StageTools, StageSynthesize, StageVerify}
+}
+
+// stageLatency adds the latency percentiles of each stage over the results
+// that report stages (the agent's), nothing for the others.
+func stageLatency(out Scores, results []CaseResult) {
+	for _, st := range Stages() {
+		var xs []float64
+		for _, r := range results {
+			if r.View != nil && r.View.Stages != nil {
+				xs = append(xs, r.View.Stages[st])
+			}
+		}
+		if len(xs) > 0 {
+			out[st+"_p50_ms"] = percentile(xs, 50)
+			out[st+"_p95_ms"] = percentile(xs, 95)
+		}
+	}
 }
 
 // percentile is the nearest-rank percentile p of xs.

@@ -280,6 +280,18 @@ func (r *Report) agentTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+	fmt.Fprintf(b, "Latency per stage of the recall, p50 / p95 in ms: observe parses the question; search is the brain's loop; ")
+	fmt.Fprintf(b, "tools the time inside tool calls (parallel calls add up); synthesize builds the view; verify re-reads the cited messages.\n\n")
+	fmt.Fprintf(b, "| agent | %s |\n|---|%s\n", strings.Join(Stages(), " | "), strings.Repeat("---:|", len(Stages())))
+	for _, name := range names {
+		fmt.Fprintf(b, "| %s |", name)
+		for _, st := range Stages() {
+			o := runners[name].Overall
+			fmt.Fprintf(b, " %.1f / %.1f |", o[st+"_p50_ms"], o[st+"_p95_ms"])
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
 	for _, name := range names {
 		reasons := runners[name].StopReasons
 		keys := slices.Sorted(maps.Keys(reasons))

@@ -169,7 +169,8 @@ func TestRunDeterministic(t *testing.T) {
 	opts := cmp.Options{
 		cmpopts.IgnoreUnexported(RunnerReport{}, SuiteReport{}),
 		cmpopts.IgnoreFields(CaseResult{}, "LatencyMS"),
-		cmpopts.IgnoreMapEntries(func(k string, _ float64) bool { return k == MetricP50 || k == MetricP95 }),
+		cmpopts.IgnoreMapEntries(func(k string, _ float64) bool { return strings.HasSuffix(k, "_ms") }),
+		cmpopts.IgnoreFields(View{}, "Stages"),
 	}
 	if diff := cmp.Diff(a, b, opts); diff != "" {
 		t.Errorf("two runs differ (-first +second):\n%s", diff)

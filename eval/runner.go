@@ -48,6 +48,9 @@ type View struct {
 	ToolsCalled        int      `json:"tools_called"`
 	MessagesConsidered int      `json:"messages_considered"`
 	Notes              []string `json:"notes,omitempty"`
+	// Stages are the agent's timings per stage of the recall, in
+	// milliseconds (observe, search, tools, synthesize, verify).
+	Stages map[string]float64 `json:"stages_ms,omitempty"`
 	// Cut lists the ids of quotes (cited or context) whose content is a
 	// marked cut of the message, a prefix of its text.
 	Cut []string `json:"cut,omitempty"`
