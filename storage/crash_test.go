@@ -146,3 +146,151 @@ func TestCrashSafety(t *testing.T) {
 	}
 	t.Logf("%d runs, %d acknowledged messages, %d stored", runs, len(acked), n)
 }
+
+const eventCrashChildEnv = "RECALLD_EVENT_CRASH_CHILD_DIR"
+
+// TestEventCrashChild is the child of TestEventIndexCrashSafety: it stores
+// events through jobs until killed, printing "ack RUN JOB" after each job's
+// events are committed. The indexer runs meanwhile, so kills land before,
+// inside and after indexing batches.
+func TestEventCrashChild(t *testing.T) {
+	dir := os.Getenv(eventCrashChildEnv)
+	if dir == "" {
+		t.Skip("child process of TestEventIndexCrashSafety")
+	}
+	run := os.Getenv("RECALLD_CRASH_RUN")
+	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, IndexBatch: 16})
+	if err != nil {
+		fmt.Println("open error", err)
+		os.Exit(3)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	for b := 0; ; b++ {
+		key := fmt.Sprintf("r%sx%d", run, b)
+		if _, _, err := s.EnqueueJob(t.Context(), storage.NewJob{UserID: "crash-user", Kind: "seed", Payload: []byte(`{}`)}); err != nil {
+			fmt.Println("enqueue error", err)
+			os.Exit(4)
+		}
+		j, ok, err := s.ClaimJob(t.Context(), "seed", time.Hour)
+		if err != nil || !ok {
+			fmt.Println("claim error", err)
+			os.Exit(4)
+		}
+		var evs []storage.Event
+		for i := range 5 {
+			text := fmt.Sprintf("Ann (1) noted token%sx%d on 2026-05-01", key, i)
+			evs = append(evs, storage.Event{ID: fmt.Sprintf("%s:%d:sender", key, i), UserID: "crash-user", JobID: j.ID, GroupID: "run" + run,
+				Perspective: storage.PerspectiveSender, RequestType: "private", Content: text, Original: text, Timestamp: time.Unix(int64(b), 0)})
+		}
+		if _, err := s.CompleteJob(t.Context(), j, evs...); err != nil {
+			fmt.Println("complete error", err)
+			os.Exit(4)
+		}
+		fmt.Fprintf(out, "ack %s %d\n", run, b)
+		out.Flush()
+		time.Sleep(2 * time.Millisecond) // at most a few hundred events per run
+	}
+}
+
+// TestEventIndexCrashSafety kills processes storing events at random times
+// and checks that every acknowledged event is stored once and, after a
+// restart, found by the lexical and the semantic search.
+func TestEventIndexCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	dir := t.TempDir()
+	var acked []string      // event keys acknowledged to a child
+	perRun := map[int]int{} // acknowledged events by run
+	r := rand.New(rand.NewPCG(3, 5))
+	for run := range 6 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestEventCrashChild$", "-test.v=false")
+		cmd.Env = append(os.Environ(), eventCrashChildEnv+"="+dir, "RECALLD_CRASH_RUN="+strconv.Itoa(run))
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := make(chan string)
+		go func() {
+			sc := bufio.NewScanner(stdout)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		kill := time.After(time.Duration(300+r.IntN(900)) * time.Millisecond)
+	read:
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					break read
+				}
+				var rr, b int
+				if _, err := fmt.Sscanf(l, "ack %d %d", &rr, &b); err != nil {
+					t.Fatalf("child: %s", l)
+				}
+				for i := range 5 {
+					acked = append(acked, fmt.Sprintf("r%dx%dx%d", rr, b, i))
+				}
+				perRun[rr] += 5
+			case <-kill:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				kill = nil
+			}
+		}
+		_ = cmd.Wait()
+	}
+	if len(acked) == 0 {
+		t.Fatal("no job was acknowledged before the kills")
+	}
+	s := mustOpen(t, dir)
+	mustDrain(t, s)
+	var evs []storage.Event
+	for run, n := range perRun {
+		got, err := s.ListEvents(t.Context(), "crash-user", storage.EventFilter{GroupID: "run" + strconv.Itoa(run), Limit: storage.MaxEventList})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) < n || len(got) == storage.MaxEventList {
+			t.Fatalf("run %d: %d events stored, %d acknowledged", run, len(got), n)
+		}
+		evs = append(evs, got...)
+	}
+	for i, key := range acked {
+		if i%7 != 0 && i != len(acked)-1 {
+			continue // a sample, and the last acknowledged
+		}
+		res, err := s.SearchEvents(t.Context(), "crash-user", storage.EventQuery{Text: "token" + key, Size: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || !strings.Contains(res.Hits[0].Content, "token"+key+" ") || res.Hits[0].LexicalRank != 1 || res.Hits[0].Similarity <= 0 {
+			t.Fatalf("event %s after recovery: %+v", key, res.Hits)
+		}
+	}
+	var indexed int
+	for _, e := range evs {
+		res, err := s.SearchEvents(t.Context(), "crash-user", storage.EventQuery{Text: e.Content, Size: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) > 0 && res.Hits[0].SemanticRank == 1 {
+			indexed++
+		}
+		if indexed > 50 {
+			break
+		}
+	}
+	if indexed == 0 {
+		t.Fatal("no event has a vector after recovery")
+	}
+	st, err := s.Status(t.Context())
+	if err != nil || st.Pending != 0 {
+		t.Fatalf("outbox not drained: %+v %v", st, err)
+	}
+	t.Logf("%d acknowledged events, %d stored", len(acked), len(evs))
+}

@@ -39,8 +39,8 @@ func checkEvents(claimed Job, evs []Event) error {
 	return nil
 }
 
-// insertEvents stores evs in tx, skipping ids that exist, and returns how
-// many were new.
+// insertEvents stores evs in tx, skipping ids that exist, queues each new
+// one for indexing, and returns how many were new.
 func insertEvents(ctx context.Context, tx *sql.Tx, evs []Event, now time.Time) (int, error) {
 	if len(evs) == 0 {
 		return 0, nil
@@ -52,6 +52,12 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []Event, now time.Time) (
 		return 0, err
 	}
 	defer ins.Close()
+	// The outbox entry commits with the event, so indexing survives a crash.
+	out, err := tx.PrepareContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) VALUES ('`+opEventIndex+`', ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer out.Close()
 	n := 0
 	for _, e := range evs {
 		local := e.TimestampLocal
@@ -69,8 +75,17 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []Event, now time.Time) (
 		if err != nil {
 			return n, fmt.Errorf("event %s: %w", e.ID, err)
 		}
-		c, _ := r.RowsAffected()
-		n += int(c)
+		if c, _ := r.RowsAffected(); c == 0 {
+			continue
+		}
+		seq, err := r.LastInsertId()
+		if err != nil {
+			return n, err
+		}
+		if _, err := out.ExecContext(ctx, e.UserID, seq); err != nil {
+			return n, fmt.Errorf("event %s: outbox: %w", e.ID, err)
+		}
+		n++
 	}
 	return n, nil
 }
@@ -95,19 +110,9 @@ func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) ([]E
 	defer rows.Close()
 	out := []Event{}
 	for rows.Next() {
-		var (
-			e          Event
-			utc, local string
-		)
-		if err := rows.Scan(&e.ID, &e.UserID, &e.GroupID, &e.SenderID, &e.SenderName, &e.JobID, &e.Perspective, &e.RequestType,
-			&e.Content, &e.Original, &e.IsAbsolute, &e.Warning, &utc, &local, &e.SourceMessage, &e.SchemaVersion); err != nil {
+		e, _, err := scanEvent(rows, false)
+		if err != nil {
 			return nil, fmt.Errorf("storage: list events: %w", err)
-		}
-		if e.Timestamp, err = time.Parse(time.RFC3339Nano, utc); err != nil {
-			return nil, fmt.Errorf("storage: event %s: bad timestamp: %w", e.ID, err)
-		}
-		if e.TimestampLocal, err = time.Parse(time.RFC3339Nano, local); err != nil {
-			return nil, fmt.Errorf("storage: event %s: bad local timestamp: %w", e.ID, err)
 		}
 		out = append(out, e)
 	}
@@ -115,4 +120,59 @@ func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) ([]E
 		return nil, fmt.Errorf("storage: list events: %w", err)
 	}
 	return out, nil
+}
+
+type rowScanner interface {
+	Scan(dest ...any) error
+}
+
+// scanEvent reads the eventCols of a row, followed by seq when withSeq.
+func scanEvent(r rowScanner, withSeq bool) (Event, int64, error) {
+	var (
+		e          Event
+		utc, local string
+		seq        int64
+	)
+	dest := []any{&e.ID, &e.UserID, &e.GroupID, &e.SenderID, &e.SenderName, &e.JobID, &e.Perspective, &e.RequestType,
+		&e.Content, &e.Original, &e.IsAbsolute, &e.Warning, &utc, &local, &e.SourceMessage, &e.SchemaVersion}
+	if withSeq {
+		dest = append(dest, &seq)
+	}
+	if err := r.Scan(dest...); err != nil {
+		return e, 0, err
+	}
+	var err error
+	if e.Timestamp, err = time.Parse(time.RFC3339Nano, utc); err != nil {
+		return e, 0, fmt.Errorf("event %s: bad timestamp: %w", e.ID, err)
+	}
+	if e.TimestampLocal, err = time.Parse(time.RFC3339Nano, local); err != nil {
+		return e, 0, fmt.Errorf("event %s: bad local timestamp: %w", e.ID, err)
+	}
+	return e, seq, nil
+}
+
+// hydrateEvents reads user's events by seq.
+func (s *Store) hydrateEvents(ctx context.Context, user string, seqs []int64) (map[int64]Event, error) {
+	out := make(map[int64]Event, len(seqs))
+	if len(seqs) == 0 {
+		return out, nil
+	}
+	args := make([]any, 0, len(seqs)+1)
+	args = append(args, user)
+	for _, q := range seqs {
+		args = append(args, q)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT `+eventCols+`, seq FROM events WHERE user_id = ? AND seq IN (`+placeholders(len(seqs))+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("storage: hydrate events: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		e, seq, err := scanEvent(rows, true)
+		if err != nil {
+			return nil, fmt.Errorf("storage: hydrate events: %w", err)
+		}
+		out[seq] = e
+	}
+	return out, rows.Err()
 }

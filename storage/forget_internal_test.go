@@ -33,3 +33,53 @@ func TestDeleteUserRemovesRescoreVectors(t *testing.T) {
 		t.Fatalf("%d rescore vectors left, want 1 (u2's)", n)
 	}
 }
+
+// TestDeleteUserRemovesEventIndex checks that forgetting a user leaves none
+// of their event vectors, int8 vectors, statistics or lexical documents.
+func TestDeleteUserRemovesEventIndex(t *testing.T) {
+	s, err := Open(t.Context(), Config{Dir: t.TempDir(), NoIndexer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	for _, u := range []string{"u1", "u2"} {
+		if _, _, err := s.EnqueueJob(ctx, NewJob{UserID: u, Kind: "seed", Payload: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+		j, _, err := s.ClaimJob(ctx, "seed", time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CompleteJob(ctx, j, Event{ID: j.ID + ":0:sender", UserID: u, JobID: j.ID, Perspective: PerspectiveSender,
+			RequestType: "private", Content: "Ann likes spicy noodles", Timestamp: at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Drain(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.DeleteUser(ctx, "u1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for table, want := range map[string]int{
+		`vec_events`: 1, `event_vec_rescore`: 1, `event_stats`: 1,
+		`event_term_df WHERE user_id = 'u1'`: 0, `event_term_df WHERE user_id = 'u2'`: -1,
+	} {
+		var n int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if (want >= 0 && n != want) || (want < 0 && n == 0) {
+			t.Errorf("%s: %d rows", table, n)
+		}
+	}
+	n, err := s.eindex.DocCount()
+	if err != nil || n != 1 {
+		t.Fatalf("event lexical documents: %d %v, want 1 (u2's)", n, err)
+	}
+}

@@ -44,7 +44,9 @@ var fieldAnalyzer = map[string]string{
 	fCtxCJK: cjkAnalyzer, fCtxEN: en.AnalyzerName,
 }
 
-func indexMapping() (*mapping.IndexMappingImpl, error) {
+// newMapping returns an index mapping with BM25 scoring and the CJK analyzer
+// registered; callers add their document mapping.
+func newMapping() (*mapping.IndexMappingImpl, error) {
 	im := bleve.NewIndexMapping()
 	im.ScoringModel = bindex.BM25Scoring
 	if err := im.AddCustomTokenFilter("cjk_bigram_uni", map[string]any{
@@ -60,42 +62,59 @@ func indexMapping() (*mapping.IndexMappingImpl, error) {
 	}); err != nil {
 		return nil, err
 	}
-	kw := func(name string) *mapping.FieldMapping {
-		f := bleve.NewKeywordFieldMapping()
-		f.Name = name
-		f.Analyzer = keyword.Name
-		f.Store = false
-		f.IncludeInAll = false
-		f.DocValues = false
-		return f
-	}
-	text := func(name, analyzer string) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
-		f.Name = name
-		f.Analyzer = analyzer
-		f.Store = false
-		f.IncludeInAll = false
-		f.IncludeTermVectors = true // phrase queries need positions
-		f.DocValues = false
-		return f
-	}
-	doc := bleve.NewDocumentStaticMapping()
-	doc.AddFieldMappingsAt(fUser, kw(fUser))
-	doc.AddFieldMappingsAt(fRole, kw(fRole))
-	doc.AddFieldMappingsAt(fConv, kw(fConv))
-	doc.AddFieldMappingsAt(fGroup, kw(fGroup))
-	created := bleve.NewNumericFieldMapping()
-	created.Store = false
-	created.IncludeInAll = false
-	doc.AddFieldMappingsAt(fCreated, created)
-	doc.AddFieldMappingsAt("text", text(fTextCJK, cjkAnalyzer), text(fTextEN, en.AnalyzerName))
-	doc.AddFieldMappingsAt("ctx", text(fCtxCJK, cjkAnalyzer), text(fCtxEN, en.AnalyzerName))
-	im.DefaultMapping = doc
 	im.DefaultAnalyzer = cjkAnalyzer
 	return im, nil
 }
 
-func openIndex(path string) (bleve.Index, error) {
+// keywordField is an unstored, exact-match field for term filters.
+func keywordField(name string) *mapping.FieldMapping {
+	f := bleve.NewKeywordFieldMapping()
+	f.Name = name
+	f.Analyzer = keyword.Name
+	f.Store = false
+	f.IncludeInAll = false
+	f.DocValues = false
+	return f
+}
+
+// textField is an unstored analysed field with positions for phrases.
+func textField(name, analyzer string) *mapping.FieldMapping {
+	f := bleve.NewTextFieldMapping()
+	f.Name = name
+	f.Analyzer = analyzer
+	f.Store = false
+	f.IncludeInAll = false
+	f.IncludeTermVectors = true // phrase queries need positions
+	f.DocValues = false
+	return f
+}
+
+// numericField is an unstored number for range filters.
+func numericField() *mapping.FieldMapping {
+	f := bleve.NewNumericFieldMapping()
+	f.Store = false
+	f.IncludeInAll = false
+	return f
+}
+
+func indexMapping() (*mapping.IndexMappingImpl, error) {
+	im, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fUser, keywordField(fUser))
+	doc.AddFieldMappingsAt(fRole, keywordField(fRole))
+	doc.AddFieldMappingsAt(fConv, keywordField(fConv))
+	doc.AddFieldMappingsAt(fGroup, keywordField(fGroup))
+	doc.AddFieldMappingsAt(fCreated, numericField())
+	doc.AddFieldMappingsAt("text", textField(fTextCJK, cjkAnalyzer), textField(fTextEN, en.AnalyzerName))
+	doc.AddFieldMappingsAt("ctx", textField(fCtxCJK, cjkAnalyzer), textField(fCtxEN, en.AnalyzerName))
+	im.DefaultMapping = doc
+	return im, nil
+}
+
+func openIndex(path string, mk func() (*mapping.IndexMappingImpl, error)) (bleve.Index, error) {
 	idx, err := bleve.Open(path)
 	if err == nil {
 		return idx, nil
@@ -103,7 +122,7 @@ func openIndex(path string) (bleve.Index, error) {
 	if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
 		return nil, fmt.Errorf("storage: open lexical index: %w", err)
 	}
-	im, err := indexMapping()
+	im, err := mk()
 	if err != nil {
 		return nil, fmt.Errorf("storage: lexical mapping: %w", err)
 	}
@@ -236,33 +255,52 @@ func (s *Store) indexOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if s.vecOK && len(docs) > 0 {
-		texts := make([]string, len(docs))
-		for i, d := range docs {
-			texts[i] = d.text
+	evs, err := s.loadEvents(ctx, entries)
+	if err != nil {
+		return 0, err
+	}
+	if s.vecOK && len(docs)+len(evs) > 0 {
+		// Messages and events share one embedder call.
+		texts := make([]string, 0, len(docs)+len(evs))
+		for _, d := range docs {
+			texts = append(texts, d.text)
+		}
+		for _, d := range evs {
+			texts = append(texts, d.text)
 		}
 		vecs, err := s.emb.Embed(ctx, texts)
 		if err != nil {
 			return 0, fmt.Errorf("storage: embed batch: %w", err)
 		}
-		if len(vecs) != len(docs) {
-			return 0, fmt.Errorf("storage: embedder returned %d vectors for %d texts", len(vecs), len(docs))
+		if len(vecs) != len(texts) {
+			return 0, fmt.Errorf("storage: embedder returned %d vectors for %d texts", len(vecs), len(texts))
+		}
+		for _, v := range vecs {
+			if len(v) != s.emb.Dim() {
+				return 0, fmt.Errorf("storage: embedder returned dim %d, want %d", len(v), s.emb.Dim())
+			}
 		}
 		for i := range docs {
-			if len(vecs[i]) != s.emb.Dim() {
-				return 0, fmt.Errorf("storage: embedder returned dim %d, want %d", len(vecs[i]), s.emb.Dim())
-			}
 			docs[i].vec = vecs[i]
 			if s.tw != nil {
 				docs[i].terms = s.tw.Terms(docs[i].text)
 			}
 		}
+		for i := range evs {
+			evs[i].vec = vecs[len(docs)+i]
+			if s.tw != nil {
+				evs[i].terms = s.tw.Terms(evs[i].text)
+			}
+		}
 	}
-	if err := s.writeLexical(ctx, entries, docs); err != nil {
+	if err := s.writeLexical(ctx, entries, docs, evs); err != nil {
 		return 0, err
 	}
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		if err := s.indexVectors(ctx, tx, docs); err != nil {
+			return err
+		}
+		if err := s.indexEventVectors(ctx, tx, evs); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM outbox WHERE seq <= ?`, entries[len(entries)-1].seq)
@@ -332,14 +370,27 @@ func (s *Store) previousTurn(ctx context.Context, d pendingDoc) (string, error) 
 	return embedText(sender, content), nil
 }
 
-func (s *Store) writeLexical(ctx context.Context, entries []outboxEntry, docs []pendingDoc) error {
+// writeLexical applies the entries to the two lexical indexes in outbox
+// order: message documents to bleve/, event documents to bleve_events/.
+func (s *Store) writeLexical(ctx context.Context, entries []outboxEntry, docs []pendingDoc, evs []pendingEvent) error {
 	b := s.index.NewBatch()
+	eb := s.eindex.NewBatch()
 	byseq := make(map[int64]*pendingDoc, len(docs))
 	for i := range docs {
 		byseq[docs[i].seq] = &docs[i]
 	}
+	evseq := make(map[int64]*pendingEvent, len(evs))
+	for i := range evs {
+		evseq[evs[i].seq] = &evs[i]
+	}
 	for _, e := range entries {
 		switch e.op {
+		case opEventIndex:
+			if d, ok := evseq[e.msgSeq]; ok {
+				if err := indexEvent(eb, d); err != nil {
+					return err
+				}
+			}
 		case "index":
 			d, ok := byseq[e.msgSeq]
 			if !ok {
@@ -363,43 +414,52 @@ func (s *Store) writeLexical(ctx context.Context, entries []outboxEntry, docs []
 			b.Delete(strconv.FormatInt(e.msgSeq, 10))
 		case "delete_user":
 			// Apply what is batched so far, then remove the user's documents page by page.
-			if err := s.index.Batch(b); err != nil {
-				return fmt.Errorf("storage: lexical batch: %w", err)
-			}
-			b.Reset()
-			if err := s.deleteLexicalUser(ctx, e.user); err != nil {
-				return err
+			for _, x := range []struct {
+				idx bleve.Index
+				b   *bleve.Batch
+			}{{s.index, b}, {s.eindex, eb}} {
+				if err := x.idx.Batch(x.b); err != nil {
+					return fmt.Errorf("storage: lexical batch: %w", err)
+				}
+				x.b.Reset()
+				if err := deleteLexicalUser(ctx, x.idx, e.user); err != nil {
+					return err
+				}
 			}
 		default:
 			s.log.Warn("unknown outbox op", "op", e.op, "seq", e.seq)
 		}
 	}
-	if b.Size() == 0 {
-		return nil
+	if b.Size() > 0 {
+		if err := s.index.Batch(b); err != nil {
+			return fmt.Errorf("storage: lexical batch: %w", err)
+		}
 	}
-	if err := s.index.Batch(b); err != nil {
-		return fmt.Errorf("storage: lexical batch: %w", err)
+	if eb.Size() > 0 {
+		if err := s.eindex.Batch(eb); err != nil {
+			return fmt.Errorf("storage: lexical event batch: %w", err)
+		}
 	}
 	return nil
 }
 
-func (s *Store) deleteLexicalUser(ctx context.Context, user string) error {
+func deleteLexicalUser(ctx context.Context, index bleve.Index, user string) error {
 	for {
 		q := bleve.NewTermQuery(user)
 		q.SetField(fUser)
 		req := bleve.NewSearchRequestOptions(q, 1000, 0, false)
-		res, err := s.index.SearchInContext(ctx, req)
+		res, err := index.SearchInContext(ctx, req)
 		if err != nil {
 			return fmt.Errorf("storage: lexical delete user: %w", err)
 		}
 		if len(res.Hits) == 0 {
 			return nil
 		}
-		b := s.index.NewBatch()
+		b := index.NewBatch()
 		for _, h := range res.Hits {
 			b.Delete(h.ID)
 		}
-		if err := s.index.Batch(b); err != nil {
+		if err := index.Batch(b); err != nil {
 			return fmt.Errorf("storage: lexical delete user: %w", err)
 		}
 	}
@@ -511,8 +571,9 @@ func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq 
 	return err
 }
 
-// Reindex rebuilds the vector table and the lexical index from the messages
-// with the configured embedder. progress, if not nil, sees (done, left).
+// Reindex rebuilds the vector tables and the lexical indexes from the
+// messages and events with the configured embedder. progress, if not nil,
+// sees (done, left).
 func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) error {
 	if s.cfg.QueueOnly {
 		return errQueueOnly
@@ -523,27 +584,24 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) erro
 		return err
 	}
 	s.vecOK = true
-	// Rebuild the lexical index from scratch.
-	path := s.index.Name()
-	if err := s.index.Close(); err != nil {
-		s.idxMu.Unlock()
-		return fmt.Errorf("storage: close lexical index: %w", err)
-	}
-	if err := os.RemoveAll(path); err != nil {
-		s.idxMu.Unlock()
-		return fmt.Errorf("storage: remove lexical index: %w", err)
-	}
-	idx, err := openIndex(path)
-	if err != nil {
+	// Rebuild the lexical indexes from scratch.
+	var err error
+	if s.index, err = recreateIndex(s.index, indexMapping); err != nil {
 		s.idxMu.Unlock()
 		return err
 	}
-	s.index = idx
+	if s.eindex, err = recreateIndex(s.eindex, eventIndexMapping); err != nil {
+		s.idxMu.Unlock()
+		return err
+	}
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM outbox`); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) SELECT 'index', user_id, seq FROM messages ORDER BY seq`)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) SELECT 'index', user_id, seq FROM messages ORDER BY seq`); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO outbox (op, user_id, msg_seq) SELECT ?, user_id, seq FROM events ORDER BY seq`, opEventIndex)
 		return err
 	})
 	s.idxMu.Unlock()
@@ -551,4 +609,16 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) erro
 		return fmt.Errorf("storage: reindex: %w", err)
 	}
 	return s.Drain(ctx, progress)
+}
+
+// recreateIndex closes idx, removes its files and creates it empty.
+func recreateIndex(idx bleve.Index, mk func() (*mapping.IndexMappingImpl, error)) (bleve.Index, error) {
+	path := idx.Name()
+	if err := idx.Close(); err != nil {
+		return nil, fmt.Errorf("storage: close lexical index: %w", err)
+	}
+	if err := os.RemoveAll(path); err != nil {
+		return nil, fmt.Errorf("storage: remove lexical index: %w", err)
+	}
+	return openIndex(path, mk)
 }

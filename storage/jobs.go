@@ -153,6 +153,9 @@ func (s *Store) CompleteJob(ctx context.Context, claimed Job, evs ...Event) (int
 	if err != nil {
 		return 0, fmt.Errorf("storage: complete job %s: %w", claimed.ID, err)
 	}
+	if n > 0 {
+		s.kick() // index the new events now rather than at the next tick
+	}
 	return n, nil
 }
 

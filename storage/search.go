@@ -238,7 +238,7 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if q.TopK <= 0 {
 		return nil, fmt.Errorf("%w: top_k must be positive", ErrInvalid)
 	}
-	vec, err := s.queryVector(ctx, user, q)
+	vec, err := s.queryVector(ctx, messageCorpus, user, q)
 	if err != nil {
 		return nil, err
 	}
@@ -266,13 +266,13 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	where, args = filterSQL(f, where, args)
 	var scored []scoredSeq
 	if !coarse {
-		scored, err = s.knn(ctx, `embedding MATCH ?`, blob, q.TopK, where, args)
+		scored, err = s.knn(ctx, messageCorpus, `embedding MATCH ?`, blob, q.TopK, where, args)
 	} else {
 		k := q.TopK
 		if role != "" {
 			k *= 4
 		}
-		scored, err = s.coarseKNN(ctx, vec, blob, k, where, args)
+		scored, err = s.coarseKNN(ctx, messageCorpus, vec, k, where, args)
 	}
 	if err != nil {
 		return nil, err
@@ -301,9 +301,22 @@ type scoredSeq struct {
 	score float64
 }
 
-func (s *Store) knn(ctx context.Context, match string, arg any, k int, where []string, args []any) ([]scoredSeq, error) {
+// corpus names the tables of one kind of document's vectors and statistics.
+type corpus struct {
+	vec     string // vec0 table, partitioned by user_id
+	rescore string // int8 vectors by seq
+	stats   string // per-user count of vectors, column indexed
+	df      string // per-user document frequencies of embedder features
+}
+
+var (
+	messageCorpus = corpus{vec: "vec_messages", rescore: "vec_rescore", stats: "user_stats", df: "term_df"}
+	eventCorpus   = corpus{vec: "vec_events", rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df"}
+)
+
+func (s *Store) knn(ctx context.Context, c corpus, match string, arg any, k int, where []string, args []any) ([]scoredSeq, error) {
 	all := append([]any{arg, k}, args...)
-	rows, err := s.r.QueryContext(ctx, `SELECT rowid, distance FROM vec_messages WHERE `+match+` AND k = ? AND `+
+	rows, err := s.r.QueryContext(ctx, `SELECT rowid, distance FROM `+c.vec+` WHERE `+match+` AND k = ? AND `+
 		strings.Join(where, " AND ")+` ORDER BY distance`, all...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: knn: %w", err)
@@ -324,8 +337,8 @@ func (s *Store) knn(ctx context.Context, match string, arg any, k int, where []s
 
 // coarseKNN ranks candidates by the Hamming distance of binary codes, then
 // rescores them by exact cosine similarity of the stored vectors.
-func (s *Store) coarseKNN(ctx context.Context, vec []float32, blob []byte, k int, where []string, args []any) ([]scoredSeq, error) {
-	cand, err := s.knn(ctx, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(3*k, 64), where, args)
+func (s *Store) coarseKNN(ctx context.Context, c corpus, vec []float32, k int, where []string, args []any) ([]scoredSeq, error) {
+	cand, err := s.knn(ctx, c, `coarse MATCH vec_bit(?)`, s.proj.code(vec), max(3*k, 64), where, args)
 	if err != nil {
 		return nil, err
 	}
@@ -334,16 +347,42 @@ func (s *Store) coarseKNN(ctx context.Context, vec []float32, blob []byte, k int
 	}
 	// Rescore from vec_rescore by primary key: a point lookup in vec0 reads
 	// a whole chunk of vectors.
-	qargs := make([]any, 0, len(cand))
+	seqs := make([]int64, 0, len(cand))
 	for _, c := range cand {
-		qargs = append(qargs, c.seq)
+		seqs = append(seqs, c.seq)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, scale, v FROM vec_rescore WHERE seq IN (`+placeholders(len(cand))+`)`, qargs...)
+	out, err := s.rescore(ctx, c, vec, seqs)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].seq < out[j].seq
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out, nil
+}
+
+// rescore returns the cosine similarity of vec with the stored int8 vector
+// of each of seqs that has one.
+func (s *Store) rescore(ctx context.Context, c corpus, vec []float32, seqs []int64) ([]scoredSeq, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	args := make([]any, 0, len(seqs))
+	for _, q := range seqs {
+		args = append(args, q)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, scale, v FROM `+c.rescore+` WHERE seq IN (`+placeholders(len(seqs))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: rescore: %w", err)
 	}
 	defer rows.Close()
-	out := make([]scoredSeq, 0, len(cand))
+	out := make([]scoredSeq, 0, len(seqs))
 	buf := make([]float32, len(vec))
 	for rows.Next() {
 		var (
@@ -360,19 +399,10 @@ func (s *Store) coarseKNN(ctx context.Context, vec []float32, blob []byte, k int
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("storage: rescore: %w", err)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].seq < out[j].seq
-	})
-	if len(out) > k {
-		out = out[:k]
-	}
 	return out, nil
 }
 
-func (s *Store) queryVector(ctx context.Context, user string, q SemanticQuery) ([]float32, error) {
+func (s *Store) queryVector(ctx context.Context, c corpus, user string, q SemanticQuery) ([]float32, error) {
 	if q.Vector != nil {
 		if len(q.Vector) != s.emb.Dim() {
 			return nil, fmt.Errorf("%w: query_embedding has %d dimensions, the store uses %d", ErrInvalid, len(q.Vector), s.emb.Dim())
@@ -402,12 +432,12 @@ func (s *Store) queryVector(ctx context.Context, user string, q SemanticQuery) (
 	terms := s.tw.Terms(q.Text)
 	df := make(map[uint64]int, len(terms))
 	var docs int
-	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM user_stats WHERE user_id = ?`, user).Scan(&docs); err == nil && len(terms) > 0 {
+	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM `+c.stats+` WHERE user_id = ?`, user).Scan(&docs); err == nil && len(terms) > 0 {
 		args := []any{user}
 		for _, t := range terms {
 			args = append(args, int64(t))
 		}
-		rows, err := s.r.QueryContext(ctx, `SELECT term, df FROM term_df WHERE user_id = ? AND term IN (`+placeholders(len(terms))+`)`, args...)
+		rows, err := s.r.QueryContext(ctx, `SELECT term, df FROM `+c.df+` WHERE user_id = ? AND term IN (`+placeholders(len(terms))+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("storage: term statistics: %w", err)
 		}

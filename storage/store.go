@@ -65,16 +65,17 @@ type Config struct {
 
 // Store is the recalld database: messages in SQLite plus derived indexes.
 type Store struct {
-	cfg   Config
-	log   *slog.Logger
-	w     *sql.DB // the single writer connection
-	r     *sql.DB // readers
-	index bleve.Index
-	emb   emb.Embedder
-	tw    emb.TermWeighter // nil when the embedder needs no corpus statistics
-	proj  *projector
-	vecOK bool // the vector table matches the embedder
-	now   func() time.Time
+	cfg    Config
+	log    *slog.Logger
+	w      *sql.DB     // the single writer connection
+	r      *sql.DB     // readers
+	index  bleve.Index // messages
+	eindex bleve.Index // events
+	emb    emb.Embedder
+	tw     emb.TermWeighter // nil when the embedder needs no corpus statistics
+	proj   *projector
+	vecOK  bool // the vector table matches the embedder
+	now    func() time.Time
 
 	wake     chan struct{}
 	stop     chan struct{}
@@ -143,8 +144,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := s.init(ctx); err != nil {
 		w.Close()
 		r.Close()
-		if s.index != nil {
-			s.index.Close()
+		for _, idx := range []bleve.Index{s.index, s.eindex} {
+			if idx != nil {
+				idx.Close()
+			}
 		}
 		return nil, err
 	}
@@ -171,11 +174,14 @@ func (s *Store) init(ctx context.Context) error {
 	if err := s.checkEmbedder(ctx); err != nil {
 		return err
 	}
-	idx, err := openIndex(filepath.Join(s.cfg.Dir, "bleve"))
+	idx, err := openIndex(filepath.Join(s.cfg.Dir, "bleve"), indexMapping)
 	if err != nil {
 		return err
 	}
 	s.index = idx
+	if s.eindex, err = openIndex(filepath.Join(s.cfg.Dir, eventIndexDir), eventIndexMapping); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -230,6 +236,10 @@ func (s *Store) checkEmbedder(ctx context.Context) error {
 		}
 		s.vecOK = true
 	case recorded == name+"/"+strconv.Itoa(dim):
+		// Stores made before events had vectors get their table now.
+		if _, err := s.w.ExecContext(ctx, s.createVecEvents(true)); err != nil {
+			return fmt.Errorf("storage: event vectors: %w", err)
+		}
 		s.vecOK = true
 	case s.cfg.AllowEmbedderChange:
 		s.log.Warn("embedder changed; semantic search is off until reindex", "recorded", recorded, "configured", name)
@@ -239,8 +249,8 @@ func (s *Store) checkEmbedder(ctx context.Context) error {
 	return nil
 }
 
-// resetVectors (re)creates the vector table for the configured embedder and
-// forgets every vector and term statistic.
+// resetVectors (re)creates the vector tables of messages and events for the
+// configured embedder and forgets every vector and term statistic.
 func (s *Store) resetVectors(ctx context.Context) error {
 	return s.update(ctx, func(tx *sql.Tx) error {
 		stmts := []string{
@@ -258,6 +268,12 @@ func (s *Store) resetVectors(ctx context.Context) error {
 			`DELETE FROM vec_rescore`,
 			`UPDATE user_stats SET indexed = 0`,
 			`UPDATE messages SET indexed = 0 WHERE indexed != 0`,
+			`DROP TABLE IF EXISTS vec_events`,
+			s.createVecEvents(false),
+			`DELETE FROM event_term_df`,
+			`DELETE FROM event_vec_rescore`,
+			`DELETE FROM event_stats`,
+			`UPDATE events SET indexed = 0 WHERE indexed != 0`,
 		}
 		for _, q := range stmts {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
@@ -327,8 +343,10 @@ func (s *Store) Close() error {
 		close(s.stop)
 		<-s.done
 		var errs []error
-		if s.index != nil {
-			errs = append(errs, s.index.Close())
+		for _, idx := range []bleve.Index{s.index, s.eindex} {
+			if idx != nil {
+				errs = append(errs, idx.Close())
+			}
 		}
 		errs = append(errs, s.r.Close(), s.w.Close())
 		s.closeErr = errors.Join(errs...)

@@ -1,0 +1,213 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/mapping"
+)
+
+// Events are indexed like messages: insertEvents writes an 'event_index'
+// outbox entry in the transaction that stores the event, and the indexer
+// writes the event's lexical document (into bleve_events/, an index of its
+// own so that message rankings and their statistics never see events) and
+// its vector (vec_events, partitioned by user_id) the same way it does for
+// messages, resuming after a crash.
+
+// Outbox operation of an event; msg_seq holds events.seq.
+const opEventIndex = "event_index"
+
+// eventIndexDir is the events' Bleve index beside the messages' bleve/.
+const eventIndexDir = "bleve_events"
+
+// Bleve field names of event documents (user_id, group_id and the text
+// fields share the messages' names).
+const (
+	fSender = "sender_id"
+	fTS     = "ts" // timestamp_epoch, seconds
+)
+
+func eventIndexMapping() (*mapping.IndexMappingImpl, error) {
+	im, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	doc := bleve.NewDocumentStaticMapping()
+	doc.AddFieldMappingsAt(fUser, keywordField(fUser))
+	doc.AddFieldMappingsAt(fGroup, keywordField(fGroup))
+	doc.AddFieldMappingsAt(fSender, keywordField(fSender))
+	doc.AddFieldMappingsAt(fTS, numericField())
+	doc.AddFieldMappingsAt("text", textField(fTextCJK, cjkAnalyzer), textField(fTextEN, en.AnalyzerName))
+	im.DefaultMapping = doc
+	return im, nil
+}
+
+// createVecEvents is the DDL of the events' vector table for the embedder.
+func (s *Store) createVecEvents(ifNotExists bool) string {
+	ine := ""
+	if ifNotExists {
+		ine = "IF NOT EXISTS "
+	}
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE %svec_events USING vec0(
+		user_id text partition key,
+		group_id text,
+		sender_id text,
+		ts integer,
+		embedding float[%d] distance_metric=cosine,
+		coarse bit[%d]
+	)`, ine, s.emb.Dim(), coarseBits)
+}
+
+// pendingEvent is an event on its way into the indexes.
+type pendingEvent struct {
+	seq           int64
+	user          string
+	group, sender string
+	ts            int64
+	text          string
+	vec           []float32
+	terms         []uint64
+}
+
+// eventDocID is the Bleve id of an event.
+func eventDocID(seq int64) string { return strconv.FormatInt(seq, 10) }
+
+// loadEvents reads the events the outbox entries point at; deleted ones are skipped.
+func (s *Store) loadEvents(ctx context.Context, entries []outboxEntry) ([]pendingEvent, error) {
+	var out []pendingEvent
+	for _, e := range entries {
+		if e.op != opEventIndex {
+			continue
+		}
+		var d pendingEvent
+		err := s.r.QueryRowContext(ctx, `SELECT seq, user_id, group_id, sender_id, timestamp_epoch, content
+			FROM events WHERE seq = ? AND user_id = ?`, e.msgSeq, e.user).
+			Scan(&d.seq, &d.user, &d.group, &d.sender, &d.ts, &d.text)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("storage: load event %d: %w", e.msgSeq, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// indexEvent adds the lexical document of d to b.
+func indexEvent(b *bleve.Batch, d *pendingEvent) error {
+	if err := b.Index(eventDocID(d.seq), map[string]any{
+		fUser: d.user, fGroup: d.group, fSender: d.sender, fTS: float64(d.ts), "text": d.text,
+	}); err != nil {
+		return fmt.Errorf("storage: lexical event %d: %w", d.seq, err)
+	}
+	return nil
+}
+
+// indexEventVectors stores the events' vectors and term statistics, skipping
+// events deleted meanwhile or already indexed, like indexVectors.
+func (s *Store) indexEventVectors(ctx context.Context, tx *sql.Tx, evs []pendingEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	queries := []string{
+		`SELECT indexed FROM events WHERE seq = ? AND user_id = ?`,
+		`INSERT INTO vec_events (rowid, user_id, group_id, sender_id, ts, embedding, coarse) VALUES (?, ?, ?, ?, ?, ?, vec_bit(?))`,
+		`INSERT OR REPLACE INTO event_vec_rescore (seq, scale, v) VALUES (?, ?, ?)`,
+		`UPDATE events SET indexed = 1 WHERE seq = ?`,
+	}
+	stmts := make([]*sql.Stmt, 0, len(queries))
+	defer func() {
+		for _, st := range stmts {
+			st.Close()
+		}
+	}()
+	for _, q := range queries {
+		st, err := tx.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		stmts = append(stmts, st)
+	}
+	check, vec, rescore, mark := stmts[0], stmts[1], stmts[2], stmts[3]
+	type userTerm struct {
+		user string
+		term uint64
+	}
+	df := map[userTerm]int{}
+	perUser := map[string]int{}
+	for _, d := range evs {
+		var indexed int
+		err := check.QueryRowContext(ctx, d.seq, d.user).Scan(&indexed)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) || d.vec == nil {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		blob, err := sqlitevec.SerializeFloat32(d.vec)
+		if err != nil {
+			return err
+		}
+		if _, err := vec.ExecContext(ctx, d.seq, d.user, d.group, d.sender, d.ts, blob, s.proj.code(d.vec)); err != nil {
+			return fmt.Errorf("event vector %d: %w", d.seq, err)
+		}
+		scale, q := quantize(d.vec)
+		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
+			return fmt.Errorf("event vector %d: %w", d.seq, err)
+		}
+		if _, err := mark.ExecContext(ctx, d.seq); err != nil {
+			return err
+		}
+		for _, t := range d.terms {
+			df[userTerm{d.user, t}]++
+		}
+		perUser[d.user]++
+	}
+	if len(df) > 0 {
+		up, err := tx.PrepareContext(ctx, `INSERT INTO event_term_df (user_id, term, df) VALUES (?, ?, ?)
+			ON CONFLICT (user_id, term) DO UPDATE SET df = df + excluded.df`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		for k, n := range df {
+			if _, err := up.ExecContext(ctx, k.user, int64(k.term), n); err != nil {
+				return err
+			}
+		}
+	}
+	for user, n := range perUser {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO event_stats (user_id, indexed) VALUES (?, ?)
+			ON CONFLICT (user_id) DO UPDATE SET indexed = indexed + excluded.indexed`, user, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deleteUserEvents removes user's event vectors and statistics in tx; the
+// caller deletes the rows and queues the lexical deletion.
+func (s *Store) deleteUserEvents(ctx context.Context, tx *sql.Tx, user string) error {
+	if s.vecOK {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM vec_events WHERE rowid IN (SELECT rowid FROM vec_events WHERE user_id = ?)`, user); err != nil {
+			return fmt.Errorf("event vectors: %w", err)
+		}
+	}
+	for _, q := range []string{
+		`DELETE FROM event_vec_rescore WHERE seq IN (SELECT seq FROM events WHERE user_id = ?)`,
+		`DELETE FROM event_term_df WHERE user_id = ?`,
+		`DELETE FROM event_stats WHERE user_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, user); err != nil {
+			return err
+		}
+	}
+	return nil
+}
