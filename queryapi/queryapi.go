@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -79,10 +80,17 @@ type NeighborsParams struct {
 // Service makes user-bound Tools over a store.
 type Service struct {
 	store *storage.Store
+	now   func() time.Time
 }
 
 // New returns a Service over store.
-func New(store *storage.Store) *Service { return &Service{store: store} }
+func New(store *storage.Store, opts ...Option) *Service {
+	s := &Service{store: store, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
 
 // Bind returns the tools bound to user. The user comes from the trusted
 // request context; it is never a tool parameter.
@@ -90,13 +98,16 @@ func (s *Service) Bind(user string) (*Tools, error) {
 	if strings.TrimSpace(user) == "" {
 		return nil, fmt.Errorf("%w: empty user", ErrInvalidQuery)
 	}
-	return &Tools{store: s.store, user: user}, nil
+	return &Tools{store: s.store, user: user, now: s.now}, nil
 }
 
-// Tools are the four query tools bound to one user.
+// Tools are the query tools bound to one user (and, through InGroup, to
+// the group chat the caller speaks in).
 type Tools struct {
 	store *storage.Store
 	user  string
+	group string // "" = the whole partition of the user
+	now   func() time.Time
 }
 
 // User returns the user the tools are bound to.
@@ -170,6 +181,9 @@ func (t *Tools) MessagesList(ctx context.Context, p ListParams) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
+	if f, err = t.scope(f); err != nil {
+		return Page{}, err
+	}
 	size, err := pageSize(p.PageSize)
 	if err != nil {
 		return Page{}, err
@@ -204,6 +218,9 @@ func (t *Tools) LexicalSearch(ctx context.Context, p LexicalParams) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
+	if f, err = t.scope(f); err != nil {
+		return Page{}, err
+	}
 	size, err := pageSize(p.PageSize)
 	if err != nil {
 		return Page{}, err
@@ -236,6 +253,9 @@ func (t *Tools) SemanticSearch(ctx context.Context, p SemanticParams) (Page, err
 	}
 	f, err := p.Filter.storage()
 	if err != nil {
+		return Page{}, err
+	}
+	if f, err = t.scope(f); err != nil {
 		return Page{}, err
 	}
 	k := p.TopK
@@ -277,6 +297,14 @@ func (t *Tools) Neighbors(ctx context.Context, p NeighborsParams) (NeighborsResu
 	anchor, prev, next, err := t.store.Neighbors(ctx, t.user, p.MessageID, p.Before, p.After)
 	if err != nil {
 		return NeighborsResult{}, mapErr(err)
+	}
+	if t.group != "" {
+		// Another group's message reads exactly like a missing one.
+		if anchor.GroupID != t.group {
+			return NeighborsResult{}, ErrNotFound
+		}
+		outside := func(m storage.Message) bool { return m.GroupID != t.group }
+		prev, next = slices.DeleteFunc(prev, outside), slices.DeleteFunc(next, outside)
 	}
 	out := NeighborsResult{
 		Anchor:     evidenceOf(anchor, 0),
