@@ -6,13 +6,102 @@ import (
 	"strconv"
 	"time"
 	_ "time/tzdata" // the historian's time zone must load on hosts without a zoneinfo database
+
+	"github.com/recalld/recalld/queryapi"
 )
 
-// CognitiveConfig is the [cognitive] section: the historian and its queue.
+// CognitiveConfig is the [cognitive] section: the historian and its queue,
+// and the cognitive tools' search knobs.
 type CognitiveConfig struct {
 	Queue     CognitiveQueue     `toml:"queue"`
 	Historian CognitiveHistorian `toml:"historian"`
+	Query     CognitiveQuery     `toml:"query"`
 }
+
+// CognitiveQuery is [cognitive.query], the knobs of search_events and of
+// the events injected into /context. Handlers read it at call time and pass
+// it by value, so a reloaded value applies to the next request.
+type CognitiveQuery struct {
+	// AutoTopK is how many events /context injects.
+	AutoTopK int `toml:"auto_top_k"`
+	// ToolDefaultTopK is search_events' top_k when the caller gives none.
+	ToolDefaultTopK int `toml:"tool_default_top_k"`
+	// HalfLifeAutoDays and HalfLifeToolDays are the half-lives of the time
+	// decay of injected events and of search_events, in days.
+	HalfLifeAutoDays float64 `toml:"time_decay_half_life_auto_days"`
+	HalfLifeToolDays float64 `toml:"time_decay_half_life_tool_days"`
+	// Boost is the most the decay adds: final = sim × (1 + boost × decay).
+	Boost float64 `toml:"time_decay_boost"`
+	// MinSimilarity is the similarity below which no boost applies.
+	MinSimilarity float64 `toml:"time_decay_min_similarity"`
+	// CandidateMultiplier: each ranking contributes top_k × it candidates to the rerank.
+	CandidateMultiplier int `toml:"rerank_candidate_multiplier"`
+}
+
+// events returns the knobs as queryapi takes them.
+func (q CognitiveQuery) events() queryapi.EventSearchConfig {
+	day := float64(24 * time.Hour)
+	return queryapi.EventSearchConfig{
+		AutoTopK: q.AutoTopK, ToolDefaultTopK: q.ToolDefaultTopK,
+		HalfLifeAuto: time.Duration(q.HalfLifeAutoDays * day), HalfLifeTool: time.Duration(q.HalfLifeToolDays * day),
+		Boost: q.Boost, MinSimilarity: q.MinSimilarity, CandidateMultiplier: q.CandidateMultiplier,
+	}
+}
+
+func defaultCognitiveQuery() CognitiveQuery {
+	d := queryapi.DefaultEventSearchConfig()
+	return CognitiveQuery{
+		AutoTopK: d.AutoTopK, ToolDefaultTopK: d.ToolDefaultTopK,
+		HalfLifeAutoDays: d.HalfLifeAuto.Hours() / 24, HalfLifeToolDays: d.HalfLifeTool.Hours() / 24,
+		Boost: d.Boost, MinSimilarity: d.MinSimilarity, CandidateMultiplier: d.CandidateMultiplier,
+	}
+}
+
+// applyEnv overrides q with the RECALLD_QUERY_* variables that are set.
+func (q *CognitiveQuery) applyEnv(getenv func(string) string) error {
+	var errs []error
+	num := func(key string, dst *float64) {
+		if v := getenv(key); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a number", key, v))
+			}
+			*dst = f
+		}
+	}
+	integer := func(key string, dst *int) {
+		if v := getenv(key); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not an integer", key, v))
+			}
+			*dst = n
+		}
+	}
+	integer("RECALLD_QUERY_AUTO_TOP_K", &q.AutoTopK)
+	integer("RECALLD_QUERY_TOOL_TOP_K", &q.ToolDefaultTopK)
+	num("RECALLD_QUERY_HALF_LIFE_AUTO_DAYS", &q.HalfLifeAutoDays)
+	num("RECALLD_QUERY_HALF_LIFE_TOOL_DAYS", &q.HalfLifeToolDays)
+	num("RECALLD_QUERY_DECAY_BOOST", &q.Boost)
+	num("RECALLD_QUERY_DECAY_MIN_SIMILARITY", &q.MinSimilarity)
+	integer("RECALLD_QUERY_CANDIDATE_MULTIPLIER", &q.CandidateMultiplier)
+	return errors.Join(errs...)
+}
+
+func (q CognitiveQuery) validate() error {
+	for _, d := range []float64{q.HalfLifeAutoDays, q.HalfLifeToolDays} {
+		if !(d > 0 && d <= maxHalfLifeDays) { // NaN fails too
+			return fmt.Errorf("cognitive.query: half-lives must be more than 0 and at most %d days", maxHalfLifeDays)
+		}
+	}
+	if err := q.events().Validate(); err != nil {
+		return fmt.Errorf("cognitive.query: %w", err)
+	}
+	return nil
+}
+
+// maxHalfLifeDays keeps a half-life inside time.Duration.
+const maxHalfLifeDays = 36500
 
 // CognitiveQueue is [cognitive.queue], the end-of-turn job queue.
 type CognitiveQueue struct {
@@ -50,6 +139,7 @@ func defaultCognitive() CognitiveConfig {
 			FailedMaxCount:  500,
 		},
 		Historian: CognitiveHistorian{TimeZone: "Asia/Shanghai", SourceMax: 800},
+		Query:     defaultCognitiveQuery(),
 	}
 }
 
@@ -76,6 +166,7 @@ func (c *CognitiveConfig) applyEnv(getenv func(string) string) error {
 	if v := getenv("RECALLD_TIMEZONE"); v != "" {
 		c.Historian.TimeZone = v
 	}
+	errs = append(errs, c.Query.applyEnv(getenv))
 	return errors.Join(errs...)
 }
 
@@ -99,5 +190,6 @@ func (c CognitiveConfig) validate() error {
 	if c.Historian.SourceMax < 1 {
 		errs = append(errs, fmt.Errorf("cognitive.historian.source_max %d must be positive", c.Historian.SourceMax))
 	}
+	errs = append(errs, c.Query.validate())
 	return errors.Join(errs...)
 }
