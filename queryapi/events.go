@@ -138,6 +138,14 @@ type EventsResult struct {
 	Mode       string `json:"mode"`
 	// HalfLifeDays is the half-life of the decay used, in days.
 	HalfLifeDays float64 `json:"half_life_days"`
+	// Window is the time filter applied (after a swap), nil without one.
+	Window *TimeWindow `json:"window,omitempty"`
+}
+
+// TimeWindow is an inclusive time filter; a zero end is open.
+type TimeWindow struct {
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
 }
 
 // Fusion weights of the two event rankings (min-max normalised each).
@@ -183,6 +191,9 @@ func (t *Tools) SearchEvents(ctx context.Context, p SearchEventsParams, o EventO
 	q, err := t.eventQuery(p, &res)
 	if err != nil {
 		return EventsResult{}, err
+	}
+	if !q.From.IsZero() || !q.To.IsZero() {
+		res.Window = &TimeWindow{From: q.From, To: q.To}
 	}
 	switch {
 	case p.TopK < 0 || p.TopK > MaxTopK:

@@ -90,6 +90,8 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 	switch {
 	case errors.Is(err, agent.ErrInvalidRequest):
 		return errInvalid(clientMessage(err, agent.ErrInvalidRequest)), false
+	case errors.Is(err, queryapi.ErrOutOfScope):
+		return errForbidden(clientMessage(err, queryapi.ErrInvalidQuery)), false
 	case errors.Is(err, ingest.ErrInvalidTurn):
 		return errInvalid(clientMessage(err, ingest.ErrInvalidTurn)), false
 	case errors.Is(err, queryapi.ErrInvalidQuery):
