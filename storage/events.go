@@ -158,11 +158,12 @@ func (s *Store) hydrateEvents(ctx context.Context, user string, seqs []int64) (m
 		return out, nil
 	}
 	args := make([]any, 0, len(seqs)+1)
-	args = append(args, user)
 	for _, q := range seqs {
 		args = append(args, q)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+eventCols+`, seq FROM events WHERE user_id = ? AND seq IN (`+placeholders(len(seqs))+`)`, args...)
+	args = append(args, user)
+	// The unary + keeps the planner on the primary key (see hydrate).
+	rows, err := s.r.QueryContext(ctx, `SELECT `+eventCols+`, seq FROM events WHERE seq IN (`+placeholders(len(seqs))+`) AND +user_id = ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: hydrate events: %w", err)
 	}

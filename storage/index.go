@@ -126,9 +126,24 @@ func openIndex(path string, mk func() (*mapping.IndexMappingImpl, error)) (bleve
 	if err != nil {
 		return nil, fmt.Errorf("storage: lexical mapping: %w", err)
 	}
-	idx, err = bleve.New(path, im)
+	// Create it beside and rename it into place, so that a crash while
+	// creating leaves no half-written index that every later open refuses.
+	tmp := path + ".new"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, fmt.Errorf("storage: create lexical index: %w", err)
+	}
+	idx, err = bleve.New(tmp, im)
 	if err != nil {
 		return nil, fmt.Errorf("storage: create lexical index: %w", err)
+	}
+	if err := idx.Close(); err != nil {
+		return nil, fmt.Errorf("storage: create lexical index: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("storage: create lexical index: %w", err)
+	}
+	if idx, err = bleve.Open(path); err != nil {
+		return nil, fmt.Errorf("storage: open lexical index: %w", err)
 	}
 	return idx, nil
 }
