@@ -77,11 +77,11 @@ type Store struct {
 	// it and the profile vectors up to date.
 	profiles bleve.Index
 	profMu   sync.Mutex
-	emb   emb.Embedder
-	tw    emb.TermWeighter // nil when the embedder needs no corpus statistics
-	proj  *projector
-	vecOK bool // the vector table matches the embedder
-	now   func() time.Time
+	emb      emb.Embedder
+	tw       emb.TermWeighter // nil when the embedder needs no corpus statistics
+	proj     *projector
+	vecOK    bool // the vector table matches the embedder
+	now      func() time.Time
 
 	wake     chan struct{}
 	stop     chan struct{}
