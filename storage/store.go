@@ -73,15 +73,11 @@ type Store struct {
 	w     *sql.DB // the single writer connection
 	r     *sql.DB // readers
 	index bleve.Index
-	// profiles is the lexical index of profiles; profMu serialises bringing
-	// it and the profile vectors up to date.
-	profiles bleve.Index
-	profMu   sync.Mutex
-	emb      emb.Embedder
-	tw       emb.TermWeighter // nil when the embedder needs no corpus statistics
-	proj     *projector
-	vecOK    bool // the vector table matches the embedder
-	now      func() time.Time
+	emb   emb.Embedder
+	tw    emb.TermWeighter // nil when the embedder needs no corpus statistics
+	proj  *projector
+	vecOK bool // the vector table matches the embedder
+	now   func() time.Time
 
 	wake     chan struct{}
 	stop     chan struct{}
@@ -89,6 +85,11 @@ type Store struct {
 	idxMu    sync.Mutex // one indexing pass at a time
 	closeMu  sync.Once
 	closeErr error
+
+	// profiles is the lexical index of profiles; profMu serialises bringing
+	// it and the profile vectors up to date.
+	profiles bleve.Index
+	profMu   sync.Mutex
 }
 
 // Open opens (creating if needed) the store in cfg.Dir, applies migrations,
