@@ -78,11 +78,14 @@ type NeighborsParams struct {
 
 // Service makes user-bound Tools over a store.
 type Service struct {
-	store *storage.Store
+	store       *storage.Store
+	profileTopK int
 }
 
 // New returns a Service over store.
-func New(store *storage.Store) *Service { return &Service{store: store} }
+func New(store *storage.Store) *Service {
+	return &Service{store: store, profileTopK: DefaultProfileTopK}
+}
 
 // Bind returns the tools bound to user. The user comes from the trusted
 // request context; it is never a tool parameter.
@@ -90,13 +93,14 @@ func (s *Service) Bind(user string) (*Tools, error) {
 	if strings.TrimSpace(user) == "" {
 		return nil, fmt.Errorf("%w: empty user", ErrInvalidQuery)
 	}
-	return &Tools{store: s.store, user: user}, nil
+	return &Tools{store: s.store, user: user, profileTopK: s.profileTopK}, nil
 }
 
 // Tools are the four query tools bound to one user.
 type Tools struct {
-	store *storage.Store
-	user  string
+	store       *storage.Store
+	user        string
+	profileTopK int // search_profiles' default top_k
 }
 
 // User returns the user the tools are bound to.
