@@ -571,12 +571,14 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 
 	// Hydrate from SQLite, the source of truth; index entries of profiles
 	// deleted meanwhile are dropped here and from the index.
-	args := []any{user}
+	args := make([]any, 0, len(order)+1)
 	for _, seq := range order {
 		args = append(args, seq)
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+profileCols+` FROM profiles WHERE user_id = ? AND seq IN (`+
-		placeholders(len(order))+`)`, args...)
+	args = append(args, user)
+	// The unary + keeps the planner on the primary key (as hydrate does).
+	rows, err := s.r.QueryContext(ctx, `SELECT `+profileCols+` FROM profiles WHERE seq IN (`+
+		placeholders(len(order))+`) AND +user_id = ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: profile search: %w", err)
 	}
