@@ -78,3 +78,14 @@ func TestExtractFacts(t *testing.T) {
 		})
 	}
 }
+
+func BenchmarkExtractFacts(b *testing.B) {
+	subj := ingest.Subject{ID: "qq:10001", Name: "张三"}
+	text := "张三(qq:10001)2026年2月搬到了上海，是一名程序员，喜欢吃辣，也喜欢打篮球，每天早上6点跑步"
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(ingest.ExtractFacts(text, subj)) != 5 {
+			b.Fatal("facts")
+		}
+	}
+}
