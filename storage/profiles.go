@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -62,7 +63,12 @@ func (s *Store) openProfileIndex(ctx context.Context) error {
 		return nil
 	}
 	if !errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		return fmt.Errorf("storage: open profile index: %w", err)
+		// The index is derived from the rows: one that does not open (a
+		// crash while it was created) is made again.
+		s.log.Warn("profile index does not open; rebuilding it from the profiles", "err", err)
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("storage: remove profile index: %w", err)
+		}
 	}
 	im, err := indexMapping()
 	if err != nil {

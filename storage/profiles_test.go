@@ -3,6 +3,8 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -166,5 +168,24 @@ func TestProfileLimits(t *testing.T) {
 	}
 	if _, err := s.ProfileRevisions(t.Context(), "u2", storage.EntityUser, "a"); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatal(err)
+	}
+}
+
+// TestProfileIndexRebuilt: a profile index that does not open (a crash
+// while it was created) is made again from the rows.
+func TestProfileIndexRebuilt(t *testing.T) {
+	dir := t.TempDir()
+	s := mustOpen(t, dir)
+	setProfile(t, s, "u1", storage.EntityUser, "tg:7", content("Alice", "Alice: likes hiking.", "hiking"))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "profiles.bleve", "index_meta.json"), []byte(`{"storage":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = mustOpen(t, dir)
+	hs, err := s.SearchProfiles(t.Context(), "u1", storage.ProfileQuery{Text: "hiking", TopK: 3})
+	if err != nil || len(hs) != 1 || hs[0].EntityID != "tg:7" {
+		t.Fatalf("%v %v", hitKeys(hs), err)
 	}
 }
