@@ -54,9 +54,11 @@ func shanghai() *time.Location {
 var _ Processor = (*Historian)(nil)
 
 // Process returns the events of job's observations, one per observation,
-// with ids derived from the job so that storing them twice stores them once.
+// with ids derived from the job so that storing them twice stores them once,
+// and the profile changes they make (see ProfileMerges).
 func (h *Historian) Process(ctx context.Context, job Job) (Result, error) {
-	return Result{Events: h.Events(job)}, nil
+	evs := h.Events(job)
+	return Result{Events: evs, Profiles: ProfileMerges(job.Turn, evs)}, nil
 }
 
 // Events returns the events of job's observations.

@@ -22,6 +22,9 @@ type Job struct {
 // result is stored, and a job cut off by a crash stores nothing until it reruns.
 type Result struct {
 	Events []storage.Event
+	// Profiles are the changes to the user's profiles of the people and
+	// groups the events are about (see ProfileMerges).
+	Profiles []storage.ProfileMerge
 }
 
 // Processor does the work of one job. An error fails the attempt: the
@@ -213,7 +216,7 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if perr == nil {
-		n, err := w.store.CompleteJob(fctx, claimed, res.Events...)
+		out, err := w.store.CompleteJob(fctx, claimed, storage.JobResult{Events: res.Events, Profiles: res.Profiles})
 		switch {
 		case errors.Is(err, storage.ErrJobState):
 			log.Warn("job finished after its claim was lost; its result is dropped, the rerun stores it")
@@ -225,7 +228,7 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 		case err != nil:
 			return true, err
 		default:
-			log.Debug("job done", "events", n)
+			log.Debug("job done", "events", out.Events, "profiles", out.Profiles)
 			return true, nil
 		}
 	}

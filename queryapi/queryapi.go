@@ -79,13 +79,14 @@ type NeighborsParams struct {
 
 // Service makes user-bound Tools over a store.
 type Service struct {
-	store *storage.Store
-	now   func() time.Time
+	store       *storage.Store
+	now         func() time.Time
+	profileTopK int
 }
 
 // New returns a Service over store.
 func New(store *storage.Store, opts ...Option) *Service {
-	s := &Service{store: store, now: time.Now}
+	s := &Service{store: store, now: time.Now, profileTopK: DefaultProfileTopK}
 	for _, o := range opts {
 		o(s)
 	}
@@ -98,16 +99,17 @@ func (s *Service) Bind(user string) (*Tools, error) {
 	if strings.TrimSpace(user) == "" {
 		return nil, fmt.Errorf("%w: empty user", ErrInvalidQuery)
 	}
-	return &Tools{store: s.store, user: user, now: s.now}, nil
+	return &Tools{store: s.store, user: user, now: s.now, profileTopK: s.profileTopK}, nil
 }
 
 // Tools are the query tools bound to one user (and, through InGroup, to
 // the group chat the caller speaks in).
 type Tools struct {
-	store *storage.Store
-	user  string
-	group string // "" = the whole partition of the user
-	now   func() time.Time
+	store       *storage.Store
+	user        string
+	group       string // "" = the whole partition of the user
+	now         func() time.Time
+	profileTopK int // search_profiles' default top_k
 }
 
 // User returns the user the tools are bound to.

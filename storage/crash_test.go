@@ -182,7 +182,7 @@ func TestEventCrashChild(t *testing.T) {
 			evs = append(evs, storage.Event{ID: fmt.Sprintf("%s:%d:sender", key, i), UserID: "crash-user", JobID: j.ID, GroupID: "run" + run,
 				Perspective: storage.PerspectiveSender, RequestType: "private", Content: text, Original: text, Timestamp: time.Unix(int64(b), 0)})
 		}
-		if _, err := s.CompleteJob(t.Context(), j, evs...); err != nil {
+		if _, err := s.CompleteJob(t.Context(), j, storage.JobResult{Events: evs}); err != nil {
 			fmt.Println("complete error", err)
 			os.Exit(4)
 		}

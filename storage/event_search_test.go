@@ -43,7 +43,7 @@ func mustStoreEvents(tb testing.TB, s *storage.Store, user string, evs ...storag
 		evs[i].UserID, evs[i].JobID = user, j.ID
 		evs[i].ID = j.ID + ":" + evs[i].ID
 	}
-	if _, err := s.CompleteJob(ctx, j, evs...); err != nil {
+	if _, err := s.CompleteJob(ctx, j, storage.JobResult{Events: evs}); err != nil {
 		tb.Fatal(err)
 	}
 }

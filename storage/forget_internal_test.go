@@ -52,8 +52,8 @@ func TestDeleteUserRemovesEventIndex(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CompleteJob(ctx, j, Event{ID: j.ID + ":0:sender", UserID: u, JobID: j.ID, Perspective: PerspectiveSender,
-			RequestType: "private", Content: "Ann likes spicy noodles", Timestamp: at}); err != nil {
+		if _, err := s.CompleteJob(ctx, j, JobResult{Events: []Event{{ID: j.ID + ":0:sender", UserID: u, JobID: j.ID, Perspective: PerspectiveSender,
+			RequestType: "private", Content: "Ann likes spicy noodles", Timestamp: at}}}); err != nil {
 			t.Fatal(err)
 		}
 	}

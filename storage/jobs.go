@@ -127,18 +127,24 @@ func (s *Store) ClaimJob(ctx context.Context, kind string, lease time.Duration) 
 	return job, ok, nil
 }
 
-// CompleteJob marks the claimed job done and stores the events it produced,
-// in one transaction: a job is done exactly when its events are stored. It
-// fails with ErrJobState, storing nothing, when the claim is no longer held
-// (the lease expired and the job was retaken, or the user was deleted). An
-// event whose id exists already is skipped. It returns how many events were new.
-func (s *Store) CompleteJob(ctx context.Context, claimed Job, evs ...Event) (int, error) {
-	if err := checkEvents(claimed, evs); err != nil {
-		return 0, err
+// CompleteJob marks the claimed job done and stores its result, in one
+// transaction: a job is done exactly when its events and profile changes are
+// stored, so a result is stored once however often the job ran. It fails
+// with ErrJobState, storing nothing, when the claim is no longer held (the
+// lease expired and the job was retaken, or the user was deleted). An event
+// whose id exists already is skipped; a profile merge that changes nothing
+// makes no revision.
+func (s *Store) CompleteJob(ctx context.Context, claimed Job, res JobResult) (JobOutcome, error) {
+	if err := checkEvents(claimed, res.Events); err != nil {
+		return JobOutcome{}, err
+	}
+	if err := checkMerges(res.Profiles); err != nil {
+		return JobOutcome{}, err
 	}
 	now := s.now()
-	var n int
+	var out JobOutcome
 	err := s.update(ctx, func(tx *sql.Tx) error {
+		out = JobOutcome{}
 		r, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', error = '', updated_ms = ?, lease_ms = 0
 			WHERE id = ? AND state = 'processing' AND attempts = ?`, now.UnixMilli(), claimed.ID, claimed.Attempts)
 		if err != nil {
@@ -147,16 +153,27 @@ func (s *Store) CompleteJob(ctx context.Context, claimed Job, evs ...Event) (int
 		if c, _ := r.RowsAffected(); c == 0 {
 			return ErrJobState
 		}
-		n, err = insertEvents(ctx, tx, evs, now)
-		return err
+		if out.Events, err = insertEvents(ctx, tx, res.Events, now); err != nil {
+			return err
+		}
+		for _, m := range res.Profiles {
+			changed, err := s.mergeProfile(ctx, tx, claimed.UserID, m, "job:"+claimed.ID, now)
+			if err != nil {
+				return err
+			}
+			if changed {
+				out.Profiles++
+			}
+		}
+		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("storage: complete job %s: %w", claimed.ID, err)
+		return JobOutcome{}, fmt.Errorf("storage: complete job %s: %w", claimed.ID, err)
 	}
-	if n > 0 {
+	if out.Events > 0 {
 		s.kick() // index the new events now rather than at the next tick
 	}
-	return n, nil
+	return out, nil
 }
 
 // FailJob records the failure of the claimed job's attempt. While the job has

@@ -116,11 +116,11 @@ func TestJobLifecycle(t *testing.T) {
 	if string(got.Payload) != `{"memo":"r1"}` {
 		t.Fatalf("payload %s", got.Payload)
 	}
-	if _, err := s.CompleteJob(ctx, got); err != nil {
+	if _, err := s.CompleteJob(ctx, got, storage.JobResult{}); err != nil {
 		t.Fatal(err)
 	}
 	// Completing twice is a lost claim, not a silent success.
-	if _, err := s.CompleteJob(ctx, got); !errors.Is(err, storage.ErrJobState) {
+	if _, err := s.CompleteJob(ctx, got, storage.JobResult{}); !errors.Is(err, storage.ErrJobState) {
 		t.Fatalf("second complete: %v, want ErrJobState", err)
 	}
 	if got := mustClaim(t, s); got.ID != b.ID {
@@ -280,7 +280,7 @@ func TestFailRequeuesThenFails(t *testing.T) {
 		t.Fatalf("retry of a pending job: %v, want ErrJobState", err)
 	}
 	got := mustClaim(t, s)
-	if _, err := s.CompleteJob(ctx, got); err != nil {
+	if _, err := s.CompleteJob(ctx, got, storage.JobResult{}); err != nil {
 		t.Fatal(err)
 	}
 	if done, _ := s.GetJob(ctx, "", j.ID); done.State != storage.JobDone || done.Error != "" {
@@ -331,13 +331,13 @@ func TestRecoverStaleJobs(t *testing.T) {
 		}
 	}
 	// The old holder of a's claim lost it.
-	if _, err := s.CompleteJob(ctx, ca, event(ca, 0, "late")); !errors.Is(err, storage.ErrJobState) {
+	if _, err := s.CompleteJob(ctx, ca, events(event(ca, 0, "late"))); !errors.Is(err, storage.ErrJobState) {
 		t.Fatalf("complete after recovery: %v, want ErrJobState", err)
 	}
 	if evs, _ := s.ListEvents(ctx, "u1", storage.EventFilter{Limit: 10}); len(evs) != 0 {
 		t.Fatalf("a lost claim stored %d events", len(evs))
 	}
-	if _, err := s.CompleteJob(ctx, cb); err != nil {
+	if _, err := s.CompleteJob(ctx, cb, storage.JobResult{}); err != nil {
 		t.Fatalf("b still holds its claim: %v", err)
 	}
 	// A job that used its attempts ends failed instead of looping.
@@ -434,6 +434,8 @@ func event(j storage.Job, i int, text string) storage.Event {
 	}
 }
 
+func events(evs ...storage.Event) storage.JobResult { return storage.JobResult{Events: evs} }
+
 func TestCompleteJobStoresEvents(t *testing.T) {
 	s, _ := mustOpenClock(t, "")
 	ctx := t.Context()
@@ -441,12 +443,12 @@ func TestCompleteJobStoresEvents(t *testing.T) {
 	j := mustClaim(t, s)
 	bad := event(j, 2, "x")
 	bad.UserID = "u2"
-	if _, err := s.CompleteJob(ctx, j, bad); !errors.Is(err, storage.ErrInvalid) {
+	if _, err := s.CompleteJob(ctx, j, events(bad)); !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("event of another user: %v", err)
 	}
 	evs := []storage.Event{event(j, 0, "Ann (s1) went to Paris on 2026-04-30"), event(j, 1, "Ann (s1) likes tea"), event(j, 1, "Ann (s1) likes tea")}
-	if n, err := s.CompleteJob(ctx, j, evs...); err != nil || n != 2 {
-		t.Fatalf("complete: %d %v, want 2 new events (the repeated id once)", n, err)
+	if n, err := s.CompleteJob(ctx, j, events(evs...)); err != nil || n != (storage.JobOutcome{Events: 2}) {
+		t.Fatalf("complete: %+v %v, want 2 new events (the repeated id once)", n, err)
 	}
 	if got := jobStates(t, s, "u1")[j.ID]; got != storage.JobDone {
 		t.Fatalf("job is %s", got)
@@ -473,7 +475,7 @@ func TestDeleteUserForgetsJobsAndEvents(t *testing.T) {
 	mustEnqueue(t, s, "u1", "r2")
 	mustEnqueue(t, s, "u2", "r1")
 	j := mustClaim(t, s)
-	if _, err := s.CompleteJob(ctx, j, event(j, 0, "fact")); err != nil {
+	if _, err := s.CompleteJob(ctx, j, events(event(j, 0, "fact"))); err != nil {
 		t.Fatal(err)
 	}
 	held := mustClaim(t, s)
@@ -487,7 +489,7 @@ func TestDeleteUserForgetsJobsAndEvents(t *testing.T) {
 		t.Fatalf("%d events left", len(evs))
 	}
 	// The worker holding the deleted user's job writes nothing more.
-	if _, err := s.CompleteJob(ctx, held, event(held, 0, "late")); !errors.Is(err, storage.ErrJobState) {
+	if _, err := s.CompleteJob(ctx, held, events(event(held, 0, "late"))); !errors.Is(err, storage.ErrJobState) {
 		t.Fatalf("late completion: %v, want ErrJobState", err)
 	}
 	if evs, _ := s.ListEvents(ctx, "u1", storage.EventFilter{Limit: 10}); len(evs) != 0 {

@@ -171,3 +171,100 @@ type EventFilter struct {
 	JobID   string
 	Limit   int // required, at most MaxEventList
 }
+
+// Entity types of a profile.
+const (
+	EntityUser  = "user"
+	EntityGroup = "group"
+)
+
+// ValidEntityType reports whether t is one of the profile entity types.
+func ValidEntityType(t string) bool { return t == EntityUser || t == EntityGroup }
+
+// Polarities of a trait: whether the entity is for or against its value.
+const (
+	PolarityPositive = "positive"
+	PolarityNegative = "negative"
+)
+
+// Trait is one long-lived fact in a profile.
+type Trait struct {
+	// Category groups traits (diet, location, hobby...); Slot is what the
+	// trait is about inside it: a newer trait on the same category and slot
+	// replaces the older one.
+	Category string `json:"category"`
+	Slot     string `json:"slot"`
+	Value    string `json:"value"`
+	// Polarity is positive or negative for likes and dislikes, else empty.
+	Polarity string `json:"polarity,omitempty"`
+	// Lang is the language the fact was stated in (zh or en).
+	Lang          string    `json:"lang,omitempty"`
+	FirstSeen     time.Time `json:"first_seen"`
+	LastSeen      time.Time `json:"last_seen"`
+	SourceEventID string    `json:"source_event_id,omitempty"`
+}
+
+// ProfileContent is what a revision of a profile holds.
+type ProfileContent struct {
+	Name    string   `json:"name"`
+	Tags    []string `json:"tags"`
+	Traits  []Trait  `json:"traits"`
+	Summary string   `json:"summary"`
+}
+
+// Profile is what the memory of one user knows about a person (entity type
+// user, id = sender id) or a group (id = group id).
+type Profile struct {
+	UserID     string `json:"user_id"`
+	EntityType string `json:"entity_type"`
+	EntityID   string `json:"entity_id"`
+	ProfileContent
+	// Revision counts the profile's changes; 0 means it was never stored.
+	Revision  int       `json:"revision"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ProfileRevision is a kept state of a profile: the state its change produced.
+type ProfileRevision struct {
+	Revision int `json:"revision"`
+	// Source is what made the change: job:<id> or restore:<revision>.
+	Source    string         `json:"source"`
+	CreatedAt time.Time      `json:"created_at"`
+	Profile   ProfileContent `json:"profile"`
+}
+
+// ProfileMerge changes one profile of a job's user in the transaction that
+// completes the job. Apply gets the stored profile (Revision 0 when there is
+// none) and returns it changed; it must be a pure function (it may run again
+// when the transaction is retried). A result equal to the input stores nothing.
+type ProfileMerge struct {
+	EntityType string
+	EntityID   string
+	Apply      func(Profile) Profile
+}
+
+// JobResult is what a job produced; CompleteJob stores it with the job's
+// completion, once.
+type JobResult struct {
+	Events   []Event
+	Profiles []ProfileMerge
+}
+
+// JobOutcome counts what completing a job stored.
+type JobOutcome struct {
+	Events   int // new events
+	Profiles int // profiles that changed (each got a new revision)
+}
+
+// ProfileHit is a profile found by SearchProfiles, with its fused score.
+type ProfileHit struct {
+	Profile
+	Score float64 `json:"score"`
+}
+
+// ProfileQuery searches one user's profiles.
+type ProfileQuery struct {
+	Text       string
+	EntityType string // "" for both
+	TopK       int
+}

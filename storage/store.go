@@ -58,6 +58,9 @@ type Config struct {
 	// check), so that operator tools can work on the job queue beside a
 	// running server. Only the job and event methods may be used.
 	QueueOnly bool
+	// ProfileRevisionKeep is how many revisions of each profile are kept,
+	// the newest (default 5).
+	ProfileRevisionKeep int
 	// Now is the clock of the job table; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -83,6 +86,11 @@ type Store struct {
 	idxMu    sync.Mutex // one indexing pass at a time
 	closeMu  sync.Once
 	closeErr error
+
+	// profiles is the lexical index of profiles; profMu serialises bringing
+	// it and the profile vectors up to date.
+	profiles bleve.Index
+	profMu   sync.Mutex
 }
 
 // Open opens (creating if needed) the store in cfg.Dir, applies migrations,
@@ -99,6 +107,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.CoarseThreshold <= 0 {
 		cfg.CoarseThreshold = 2000
+	}
+	if cfg.ProfileRevisionKeep <= 0 {
+		cfg.ProfileRevisionKeep = 5
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -149,6 +160,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 				idx.Close()
 			}
 		}
+		if s.profiles != nil {
+			s.profiles.Close()
+		}
 		return nil, err
 	}
 	if cfg.NoIndexer || cfg.QueueOnly {
@@ -182,7 +196,7 @@ func (s *Store) init(ctx context.Context) error {
 	if s.eindex, err = openIndex(filepath.Join(s.cfg.Dir, eventIndexDir), eventIndexMapping); err != nil {
 		return err
 	}
-	return nil
+	return s.openProfileIndex(ctx)
 }
 
 // migrate applies the embedded migrations in order, one transaction each.
@@ -264,6 +278,9 @@ func (s *Store) resetVectors(ctx context.Context) error {
 				embedding float[%d] distance_metric=cosine,
 				coarse bit[%d]
 			)`, s.emb.Dim(), coarseBits),
+			`DROP TABLE IF EXISTS vec_profiles`,
+			fmt.Sprintf(vecProfilesTable, s.emb.Dim()),
+			`UPDATE profiles SET indexed_rev = 0`,
 			`DELETE FROM term_df`,
 			`DELETE FROM vec_rescore`,
 			`UPDATE user_stats SET indexed = 0`,
@@ -347,6 +364,9 @@ func (s *Store) Close() error {
 			if idx != nil {
 				errs = append(errs, idx.Close())
 			}
+		}
+		if s.profiles != nil {
+			errs = append(errs, s.profiles.Close())
 		}
 		errs = append(errs, s.r.Close(), s.w.Close())
 		s.closeErr = errors.Join(errs...)

@@ -16,6 +16,7 @@ type CognitiveConfig struct {
 	Queue     CognitiveQueue     `toml:"queue"`
 	Historian CognitiveHistorian `toml:"historian"`
 	Query     CognitiveQuery     `toml:"query"`
+	Profile   CognitiveProfile   `toml:"profile"`
 }
 
 // CognitiveQuery is [cognitive.query], the knobs of search_events and of
@@ -128,6 +129,21 @@ type CognitiveHistorian struct {
 	SourceMax int `toml:"source_max"`
 }
 
+// CognitiveProfile is [cognitive.profile], the profiles the historian keeps.
+type CognitiveProfile struct {
+	// ProfileTopK is how many profiles search_profiles returns when the
+	// caller does not say.
+	ProfileTopK int `toml:"profile_top_k"`
+	// RevisionKeep is how many revisions of each profile are kept for restore.
+	RevisionKeep int `toml:"revision_keep"`
+}
+
+// Bounds of [cognitive.profile].
+const (
+	maxProfileTopK  = 100
+	maxRevisionKeep = 1000
+)
+
 func defaultCognitive() CognitiveConfig {
 	return CognitiveConfig{
 		Queue: CognitiveQueue{
@@ -140,6 +156,7 @@ func defaultCognitive() CognitiveConfig {
 		},
 		Historian: CognitiveHistorian{TimeZone: "Asia/Shanghai", SourceMax: 800},
 		Query:     defaultCognitiveQuery(),
+		Profile:   CognitiveProfile{ProfileTopK: 8, RevisionKeep: 5},
 	}
 }
 
@@ -162,6 +179,18 @@ func (c *CognitiveConfig) applyEnv(getenv func(string) string) error {
 			errs = append(errs, fmt.Errorf("RECALLD_JOB_MAX_RETRIES: %q is not a number", v))
 		}
 		c.Queue.JobMaxRetries = n
+	}
+	for _, n := range []struct {
+		key string
+		dst *int
+	}{{"RECALLD_PROFILE_TOP_K", &c.Profile.ProfileTopK}, {"RECALLD_PROFILE_REVISION_KEEP", &c.Profile.RevisionKeep}} {
+		if v := getenv(n.key); v != "" {
+			k, err := strconv.Atoi(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a number", n.key, v))
+			}
+			*n.dst = k
+		}
 	}
 	if v := getenv("RECALLD_TIMEZONE"); v != "" {
 		c.Historian.TimeZone = v
@@ -186,6 +215,12 @@ func (c CognitiveConfig) validate() error {
 	}
 	if _, err := time.LoadLocation(c.Historian.TimeZone); err != nil || c.Historian.TimeZone == "" {
 		errs = append(errs, fmt.Errorf("cognitive.historian.timezone %q is not a time zone (e.g. Asia/Shanghai)", c.Historian.TimeZone))
+	}
+	if p := c.Profile; p.ProfileTopK < 1 || p.ProfileTopK > maxProfileTopK {
+		errs = append(errs, fmt.Errorf("cognitive.profile.profile_top_k %d must be in 1..%d", p.ProfileTopK, maxProfileTopK))
+	}
+	if p := c.Profile; p.RevisionKeep < 1 || p.RevisionKeep > maxRevisionKeep {
+		errs = append(errs, fmt.Errorf("cognitive.profile.revision_keep %d must be in 1..%d", p.RevisionKeep, maxRevisionKeep))
 	}
 	if c.Historian.SourceMax < 1 {
 		errs = append(errs, fmt.Errorf("cognitive.historian.source_max %d must be positive", c.Historian.SourceMax))

@@ -98,6 +98,8 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 		return errInvalid(clientMessage(err, queryapi.ErrInvalidQuery)), false
 	case errors.Is(err, storage.ErrInvalid):
 		return errInvalid(clientMessage(err, storage.ErrInvalid)), false
+	case errors.Is(err, queryapi.ErrNoProfile):
+		return &apiError{http.StatusNotFound, codeNotFound, clientMessage(err, queryapi.ErrNoProfile) + " for this user"}, false
 	case errors.Is(err, storage.ErrNotFound):
 		return &apiError{http.StatusNotFound, codeNotFound, "no such message for this user"}, false
 	case errors.Is(err, storage.ErrConflict):

@@ -47,7 +47,8 @@ type server struct {
 }
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
-	s := &server{cfg: cfg, log: log.With("component", "http"), store: store, tools: queryapi.New(store), agent: ag,
+	s := &server{cfg: cfg, log: log.With("component", "http"), store: store,
+		tools: queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK), agent: ag,
 		queue: ingest.NewQueue(store), version: version}
 	e := echo.New()
 	e.HideBanner = true
@@ -79,6 +80,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.POST("/turns/end", s.endTurn, auth)
 	e.GET("/jobs", s.listJobs, auth)
 	s.registerEventRoutes(e, auth)
+	s.profileRoutes(e, auth)
 	s.e = e
 	return s
 }

@@ -99,7 +99,8 @@ func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (*storage.Stor
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "recalld.db")); err != nil {
 		return nil, fmt.Errorf("no recalld database in %s: %w", cfg.DataDir, err)
 	}
-	return storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
+	return storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true,
+		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
 }
 
 func (a *app) jobsList(ctx context.Context, args []string) error {

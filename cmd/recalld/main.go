@@ -41,6 +41,8 @@ Usage:
                                  score retrieval and the recall agent; report.md/json with SVG plots
   recalld jobs list|show|retry|purge
                                  inspect and replay the historian's job queue
+  recalld profiles export|show|revisions|restore -user U
+                                 export profiles as Markdown, show or restore one
   recalld version                print the version
 
 Run "recalld COMMAND -h" for the flags of a command. Every flag has an
@@ -100,6 +102,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.skillCmd(ctx, rest)
 	case "jobs":
 		return a.jobsCmd(ctx, rest)
+	case "profiles":
+		return a.profilesCmd(ctx, rest)
 	case "eval":
 		return a.evalCmd(ctx, rest)
 	case "version", "-version", "--version":
@@ -185,7 +189,8 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bo
 	if err != nil {
 		return nil, err
 	}
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, Embedder: emb, AllowEmbedderChange: allowChange, Logger: log})
+	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, Embedder: emb, AllowEmbedderChange: allowChange,
+		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
 	if errors.Is(err, storage.ErrEmbedderMismatch) {
 		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, emb.Name())
 	}

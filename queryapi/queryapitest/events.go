@@ -51,7 +51,7 @@ func StoreEvents(tb testing.TB, s *storage.Store, user string, evs ...storage.Ev
 		}
 		out[i] = e
 	}
-	if _, err := s.CompleteJob(ctx, j, out...); err != nil {
+	if _, err := s.CompleteJob(ctx, j, storage.JobResult{Events: out}); err != nil {
 		tb.Fatal(err)
 	}
 	return out

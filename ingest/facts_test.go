@@ -1,0 +1,91 @@
+package ingest_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recalld/recalld/ingest"
+)
+
+func TestExtractFacts(t *testing.T) {
+	zh := ingest.Subject{ID: "qq:10001", Name: "张三"}
+	en := ingest.Subject{ID: "qq:20002", Name: "Alice"}
+	f := func(cat, slot, v, pol, lang string) ingest.Fact {
+		return ingest.Fact{Category: cat, Slot: slot, Value: v, Polarity: pol, Lang: lang}
+	}
+	tests := []struct {
+		name string
+		subj ingest.Subject
+		text string
+		want []ingest.Fact
+	}{
+		{"zh location", zh, "张三(qq:10001)住在北京", []ingest.Fact{f("location", "location", "北京", "", "zh")}},
+		{"zh moved with time", zh, "张三(qq:10001)2026年2月搬到了上海工作", []ingest.Fact{f("location", "location", "上海", "", "zh")}},
+		{"zh as of", zh, "张三(qq:10001)截至2026年3月4日住在深圳", []ingest.Fact{f("location", "location", "深圳", "", "zh")}},
+		{"zh likes and chain", zh, "张三(qq:10001)喜欢吃辣，也喜欢打篮球", []ingest.Fact{
+			f("food", "辣", "辣", "positive", "zh"), f("hobby", "篮球", "打篮球", "positive", "zh")}},
+		{"zh dislike food", zh, "张三(qq:10001)不吃辣了", []ingest.Fact{f("food", "辣", "辣", "negative", "zh")}},
+		{"zh occupation", zh, "张三(qq:10001)是一名程序员", []ingest.Fact{f("occupation", "occupation", "程序员", "", "zh")}},
+		{"zh allergy", zh, "张三(qq:10001)对花生过敏", []ingest.Fact{f("allergy", "花生", "花生", "", "zh")}},
+		{"zh pet", zh, "张三(qq:10001)养了一只猫", []ingest.Fact{f("pet", "猫", "猫", "", "zh")}},
+		{"zh hometown", zh, "张三(qq:10001)老家在成都", []ingest.Fact{f("hometown", "hometown", "成都", "", "zh")}},
+		{"zh language", zh, "张三(qq:10001)会说日语", []ingest.Fact{f("language", "日语", "日语", "", "zh")}},
+		{"zh habit", zh, "张三(qq:10001)每天早上6点跑步", []ingest.Fact{f("habit", "每天早上跑步", "每天早上6点跑步", "", "zh")}},
+		{"zh drink", zh, "张三(qq:10001)爱喝乌龙茶", []ingest.Fact{f("drink", "乌龙茶", "乌龙茶", "positive", "zh")}},
+		{"zh family", zh, "张三(qq:10001)有一个女儿", []ingest.Fact{f("family", "女儿", "女儿", "", "zh")}},
+		{"zh relative is not the sender", zh, "张三(qq:10001)的妹妹住在上海", nil},
+		{"zh third person", zh, "他住在广州", nil},
+		{"zh mood", zh, "张三(qq:10001)2026年3月4日很开心", nil},
+		{"zh feeling", zh, "张三(qq:10001)觉得有点累", nil},
+		{"zh joke", zh, "张三(qq:10001)住在月球，哈哈", nil},
+		{"zh hypothetical", zh, "如果张三(qq:10001)住在上海就好了", nil},
+		{"zh wish", zh, "张三(qq:10001)想养一只狗", nil},
+		{"zh question", zh, "张三(qq:10001)住在北京吗", nil},
+		{"zh other subject breaks the chain", zh, "张三(qq:10001)的同事李四是医生，喜欢钓鱼", nil},
+
+		{"en location", en, "Alice (qq:20002) lives in New York with her husband", []ingest.Fact{f("location", "location", "New York", "", "en")}},
+		{"en moved", en, "Alice (qq:20002) moved to Berlin in February 2026", []ingest.Fact{f("location", "location", "Berlin", "", "en")}},
+		{"en likes routed to food", en, "Alice (qq:20002) loves spicy food", []ingest.Fact{f("food", "spicy food", "spicy food", "positive", "en")}},
+		{"en stopped eating", en, "Alice (qq:20002) stopped eating spicy food", []ingest.Fact{f("food", "spicy food", "spicy food", "negative", "en")}},
+		{"en hobby and chain", en, "Alice (qq:20002) enjoys hiking and works as a nurse", []ingest.Fact{
+			f("hobby", "hiking", "hiking", "positive", "en"), f("occupation", "occupation", "nurse", "", "en")}},
+		{"en occupation", en, "Alice (qq:20002) is a software engineer", []ingest.Fact{f("occupation", "occupation", "software engineer", "", "en")}},
+		{"en allergy", en, "Alice (qq:20002) is allergic to peanuts", []ingest.Fact{f("allergy", "peanuts", "peanuts", "", "en")}},
+		{"en pet", en, "Alice (qq:20002) has two cats", []ingest.Fact{f("pet", "cat", "cat", "", "en")}},
+		{"en hometown", en, "Alice (qq:20002) grew up in Lyon", []ingest.Fact{f("hometown", "hometown", "Lyon", "", "en")}},
+		{"en speaks", en, "Alice (qq:20002) speaks French", []ingest.Fact{f("language", "french", "French", "", "en")}},
+		{"en habit", en, "Alice (qq:20002) usually goes running on Sundays", []ingest.Fact{f("habit", "usually goes running on sundays", "usually goes running on Sundays", "", "en")}},
+		{"en vegetarian", en, "Alice (qq:20002) is vegetarian", []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
+		{"en relative", en, "Alice (qq:20002)'s sister lives in Paris", nil},
+		{"en third person", en, "Bob lives in Paris", nil},
+		{"en name prefix", ingest.Subject{Name: "Ann"}, "Anna lives in Paris", nil},
+		{"en mood", en, "Alice (qq:20002) is so happy on 2026-03-04", nil},
+		{"en feels", en, "Alice (qq:20002) feels like a teacher today", nil},
+		{"en joke", en, "Alice (qq:20002) lives on Mars, just kidding", nil},
+		{"en hypothetical", en, "If Alice (qq:20002) lived in Rome she would learn Italian", nil},
+		{"en question", en, "Does Alice (qq:20002) live in Rome?", nil},
+		{"en maybe", en, "Alice (qq:20002) might move to Rome", nil},
+		{"en would", en, "Alice (qq:20002) would love to live in Paris", nil},
+		{"unknown subject", ingest.Subject{}, "我住在北京", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ingest.ExtractFacts(tt.text, tt.subj)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ExtractFacts(%q) (-want +got):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
+func BenchmarkExtractFacts(b *testing.B) {
+	subj := ingest.Subject{ID: "qq:10001", Name: "张三"}
+	text := "张三(qq:10001)2026年2月搬到了上海，是一名程序员，喜欢吃辣，也喜欢打篮球，每天早上6点跑步"
+	b.ReportAllocs()
+	for b.Loop() {
+		if len(ingest.ExtractFacts(text, subj)) != 5 {
+			b.Fatal("facts")
+		}
+	}
+}
