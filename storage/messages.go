@@ -447,8 +447,9 @@ func (s *Store) Delete(ctx context.Context, user, id string) error {
 	return nil
 }
 
-// DeleteUser forgets user: messages, vectors, statistics, jobs, events, and
-// (through the outbox) lexical entries. It returns how many messages were removed.
+// DeleteUser forgets user: messages, vectors, statistics, jobs, events,
+// memos, pinned memories, and (through the outbox) lexical entries. It
+// returns how many messages were removed.
 func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 	var n int
 	err := s.update(ctx, func(tx *sql.Tx) error {
@@ -468,7 +469,8 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 		}
 		for _, q := range []string{`DELETE FROM term_df WHERE user_id = ?`, `DELETE FROM user_stats WHERE user_id = ?`,
 			`DELETE FROM outbox WHERE user_id = ? AND op = 'index'`,
-			`DELETE FROM jobs WHERE user_id = ?`, `DELETE FROM events WHERE user_id = ?`} {
+			`DELETE FROM jobs WHERE user_id = ?`, `DELETE FROM events WHERE user_id = ?`,
+			`DELETE FROM memos WHERE user_id = ?`, `DELETE FROM memories WHERE user_id = ?`} {
 			if _, err := tx.ExecContext(ctx, q, user); err != nil {
 				return err
 			}
