@@ -63,8 +63,11 @@ func TestMemoryCRUD(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, err := range map[string]error{
-		"get":    func() error { _, err := s.GetMemory(ctx, "u1", m.ID); return err }(),
-		"update": func() error { _, err := s.UpdateMemory(ctx, "u1", m.ID, storage.MemoryPatch{Content: ptr("x")}); return err }(),
+		"get": func() error { _, err := s.GetMemory(ctx, "u1", m.ID); return err }(),
+		"update": func() error {
+			_, err := s.UpdateMemory(ctx, "u1", m.ID, storage.MemoryPatch{Content: ptr("x")})
+			return err
+		}(),
 		"delete": s.DeleteMemory(ctx, "u1", m.ID),
 	} {
 		if !errors.Is(err, storage.ErrMemoryNotFound) || !errors.Is(err, storage.ErrNotFound) {
