@@ -78,6 +78,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.POST("/recall", s.recall, auth)
 	e.POST("/turns/end", s.endTurn, auth)
 	e.GET("/jobs", s.listJobs, auth)
+	s.registerMemories(e, auth)
 	s.e = e
 	return s
 }
