@@ -124,7 +124,10 @@ func TestMemoryTools(t *testing.T) {
 			_, _, err := a.MemoryAdd(ctx, queryapi.MemoryAddParams{Content: strings.Repeat("x", storage.MaxMemoryRunes+1)})
 			return err
 		}},
-		{"bad id", func() error { _, _, err := a.MemoryAdd(ctx, queryapi.MemoryAddParams{ID: "a b", Content: "x"}); return err }},
+		{"bad id", func() error {
+			_, _, err := a.MemoryAdd(ctx, queryapi.MemoryAddParams{ID: "a b", Content: "x"})
+			return err
+		}},
 		{"blank tag", func() error {
 			_, _, err := a.MemoryAdd(ctx, queryapi.MemoryAddParams{Content: "x", Tags: []string{"  "}})
 			return err
