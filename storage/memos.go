@@ -113,3 +113,38 @@ func (s *Store) ListMemos(ctx context.Context, user string, f MemoFilter) ([]Mem
 	}
 	return out, nil
 }
+
+// AddMemo stores a memo of user that came without a job (an imported turn
+// that had nothing for the historian). The request id is required and makes
+// the insert idempotent: when user has a memo with it, nothing is written
+// and created is false.
+func (s *Store) AddMemo(ctx context.Context, user, requestID string, m NewMemo) (created bool, err error) {
+	switch {
+	case user == "" || !printable(user, MaxIDLen):
+		return false, fmt.Errorf("%w: memo user must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)
+	case requestID == "" || !printable(requestID, MaxJobKeyLen):
+		return false, fmt.Errorf("%w: memo request id must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxJobKeyLen)
+	}
+	if err := checkMemo(&m); err != nil {
+		return false, err
+	}
+	now := s.now()
+	ts := m.Timestamp.UTC()
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `INSERT INTO memos (`+memoCols+`)
+			VALUES (?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT DO NOTHING`,
+			NewID(now), user, requestID, m.GroupID, m.GroupName, m.SenderID, m.SenderName, m.RequestType,
+			strings.TrimSpace(m.Content), ts.Format(time.RFC3339Nano), ts.Unix(), now.UnixMilli())
+		if err != nil {
+			return err
+		}
+		n, _ := r.RowsAffected()
+		created = n == 1
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("storage: add memo %q: %w", requestID, err)
+	}
+	return created, nil
+}

@@ -213,3 +213,32 @@ func TestDeleteUserForgetsMemosAndMemories(t *testing.T) {
 		t.Fatal("request id of a forgotten user is still taken")
 	}
 }
+
+func TestAddMemoWithoutJob(t *testing.T) {
+	s, _ := mustOpenClock(t, "")
+	ctx := t.Context()
+	m := storage.NewMemo{Content: "聊了旅行", RequestType: "group", GroupName: "旅行群", Timestamp: t0}
+	if created, err := s.AddMemo(ctx, "u1", "undefined:abc", m); err != nil || !created {
+		t.Fatalf("add: %v %v", created, err)
+	}
+	if created, err := s.AddMemo(ctx, "u1", "undefined:abc", storage.NewMemo{Content: "other", RequestType: "private", Timestamp: t0}); err != nil || created {
+		t.Fatalf("replay: %v %v", created, err)
+	}
+	// A turn with the same request id finds its memo taken.
+	enqueueMemo(t, s, "u1", "undefined:abc", storage.NewMemo{Content: "from the queue"})
+	ms := listMemos(t, s, "u1", storage.MemoFilter{})
+	if len(ms) != 1 || ms[0].Content != "聊了旅行" || ms[0].JobID != "" || ms[0].ID == "" || ms[0].GroupName != "旅行群" {
+		t.Fatalf("memos %+v", ms)
+	}
+	for _, c := range []struct{ user, key string }{{"", "k"}, {"u1", ""}, {"u1", "a\nb"}} {
+		if _, err := s.AddMemo(ctx, c.user, c.key, m); !errors.Is(err, storage.ErrInvalid) {
+			t.Errorf("%q %q: %v, want ErrInvalid", c.user, c.key, err)
+		}
+	}
+	if _, err := s.AddMemo(ctx, "u1", "k2", storage.NewMemo{Content: "x", RequestType: "private"}); !errors.Is(err, storage.ErrInvalid) {
+		t.Errorf("no timestamp: %v", err)
+	}
+	if ms := listMemos(t, s, "u2", storage.MemoFilter{}); len(ms) != 0 {
+		t.Fatalf("u2 sees %+v", ms)
+	}
+}

@@ -177,10 +177,10 @@ type EventFilter struct {
 // Memo is the note a bot left when it ended a turn. It is stored with the
 // turn's job, in the same transaction.
 type Memo struct {
-	ID          string `json:"id"` // the id of the job it came with
+	ID          string `json:"id"` // the id of the job it came with, or its own ULID
 	UserID      string `json:"user_id"`
 	RequestID   string `json:"request_id,omitempty"`
-	JobID       string `json:"job_id"`
+	JobID       string `json:"job_id,omitempty"` // empty for a memo stored without a job (AddMemo)
 	GroupID     string `json:"group_id,omitempty"`
 	GroupName   string `json:"group_name,omitempty"`
 	SenderID    string `json:"sender_id,omitempty"`

@@ -4,10 +4,10 @@
 -- id stores nothing twice.
 CREATE TABLE memos (
 	seq             INTEGER PRIMARY KEY,
-	id              TEXT    NOT NULL UNIQUE,          -- the id of the job it came with (ULID)
+	id              TEXT    NOT NULL UNIQUE,          -- the id of the job it came with, or its own (ULID)
 	user_id         TEXT    NOT NULL,
 	request_id      TEXT    NOT NULL DEFAULT '',      -- the bot's request id; '' = none
-	job_id          TEXT    NOT NULL,
+	job_id          TEXT    NOT NULL DEFAULT '',      -- '' = stored without a job (an import)
 	group_id        TEXT    NOT NULL DEFAULT '',
 	group_name      TEXT    NOT NULL DEFAULT '',
 	sender_id       TEXT    NOT NULL DEFAULT '',
