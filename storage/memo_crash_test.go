@@ -36,6 +36,8 @@ func TestMemoCrashChild(t *testing.T) {
 		os.Exit(3)
 	}
 	out := bufio.NewWriter(os.Stdout)
+	fmt.Fprintln(out, "ready")
+	out.Flush()
 	enqueue := func(i int) {
 		key := fmt.Sprintf("req-%d", i)
 		_, _, err := s.EnqueueJob(t.Context(), storage.NewJob{UserID: "crash-" + run, Kind: "turn_end", Key: key,
@@ -87,13 +89,20 @@ func TestMemoCrashSafety(t *testing.T) {
 			}
 			close(lines)
 		}()
-		kill := time.After(time.Duration(150+r.IntN(600)) * time.Millisecond)
+		// The kill comes at a random moment after the child is writing (its
+		// start-up is slow under -race on a loaded machine).
+		var kill <-chan time.Time
+		deadline := time.After(60 * time.Second)
 	read:
 		for {
 			select {
 			case l, ok := <-lines:
 				if !ok {
 					break read
+				}
+				if l == "ready" {
+					kill = time.After(time.Duration(50+r.IntN(500)) * time.Millisecond)
+					continue
 				}
 				var rr, i int
 				if _, err := fmt.Sscanf(l, "ack %d %d", &rr, &i); err != nil {
@@ -103,6 +112,9 @@ func TestMemoCrashSafety(t *testing.T) {
 			case <-kill:
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				kill = nil
+			case <-deadline:
+				_ = cmd.Process.Signal(syscall.SIGKILL)
+				t.Fatal("child did not start writing")
 			}
 		}
 		_ = cmd.Wait()
