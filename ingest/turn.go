@@ -186,9 +186,10 @@ func NewQueue(store *storage.Store) *Queue {
 	return &Queue{store: store, now: time.Now}
 }
 
-// Enqueue validates t and stores it as a pending job of user in one
-// transaction: when it returns a receipt with Queued, the job survives a
-// crash. A turn with neither memo nor observations queues nothing.
+// Enqueue validates t and stores it as a pending job of user, with its memo
+// (see storage.ListMemos), in one transaction: when it returns a receipt
+// with Queued, the job and the memo survive a crash and the memo is already
+// listed. A turn with neither memo nor observations queues nothing.
 func (q *Queue) Enqueue(ctx context.Context, user string, t TurnEnd) (Receipt, error) {
 	t, err := t.normalize(q.now())
 	if err != nil {
@@ -201,7 +202,14 @@ func (q *Queue) Enqueue(ctx context.Context, user string, t TurnEnd) (Receipt, e
 	if err != nil {
 		return Receipt{}, fmt.Errorf("ingest: encode turn: %w", err)
 	}
-	job, created, err := q.store.EnqueueJob(ctx, storage.NewJob{UserID: user, Kind: KindTurnEnd, Key: t.RequestID, Payload: payload})
+	nj := storage.NewJob{UserID: user, Kind: KindTurnEnd, Key: t.RequestID, Payload: payload}
+	if memo := strings.TrimSpace(t.Memo); memo != "" {
+		nj.Memo = &storage.NewMemo{
+			GroupID: t.GroupID, GroupName: t.GroupName, SenderID: t.SenderID, SenderName: t.SenderName,
+			RequestType: t.RequestType, Content: memo, Timestamp: t.Timestamp,
+		}
+	}
+	job, created, err := q.store.EnqueueJob(ctx, nj)
 	if err != nil {
 		return Receipt{}, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/storage"
@@ -89,6 +90,48 @@ func TestEnqueueStoresNormalizedTurn(t *testing.T) {
 	again, err := q.Enqueue(t.Context(), "u1", ingest.TurnEnd{RequestID: "req-9", Memo: "retry"})
 	if err != nil || !again.Queued || !again.Duplicate || again.JobID != r.JobID {
 		t.Fatalf("again %+v %v", again, err)
+	}
+}
+
+// TestEnqueueStoresMemo: the memo is listed as soon as Enqueue returns, with
+// the turn's scene; a replay stores it once; a turn without memo has none.
+func TestEnqueueStoresMemo(t *testing.T) {
+	s := openStore(t, "", nil)
+	q := ingest.NewQueue(s)
+	at := time.Date(2026, 3, 4, 6, 30, 0, 0, time.UTC)
+	r, err := q.Enqueue(t.Context(), "u1", ingest.TurnEnd{
+		RequestID: "req-1", Memo: " 帮张三查了去杭州的高铁 ", Observations: []string{"我明天去杭州"},
+		GroupID: "g1", GroupName: "旅行群", SenderID: "qq:1", SenderName: "张三", Timestamp: at,
+	})
+	if err != nil || !r.Queued {
+		t.Fatalf("%+v %v", r, err)
+	}
+	list := func(user string) []storage.Memo {
+		ms, err := s.ListMemos(t.Context(), user, storage.MemoFilter{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	want := []storage.Memo{{
+		ID: r.JobID, UserID: "u1", RequestID: "req-1", JobID: r.JobID, GroupID: "g1", GroupName: "旅行群",
+		SenderID: "qq:1", SenderName: "张三", RequestType: "group", Content: "帮张三查了去杭州的高铁",
+		Timestamp: at, Epoch: at.Unix(),
+	}}
+	if diff := cmp.Diff(want, list("u1"), cmpopts.IgnoreFields(storage.Memo{}, "CreatedAt")); diff != "" {
+		t.Fatalf("memos (-want +got):\n%s", diff)
+	}
+	if again, err := q.Enqueue(t.Context(), "u1", ingest.TurnEnd{RequestID: "req-1", Memo: "retry"}); err != nil || !again.Duplicate {
+		t.Fatalf("again %+v %v", again, err)
+	}
+	if _, err := q.Enqueue(t.Context(), "u1", ingest.TurnEnd{RequestID: "req-2", Memo: " ", Observations: []string{"I like tea"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list("u1"); len(got) != 1 || got[0].Content != "帮张三查了去杭州的高铁" {
+		t.Fatalf("memos after replay and a memo-less turn: %+v", got)
+	}
+	if got := list("u2"); len(got) != 0 {
+		t.Fatalf("u2 sees %+v", got)
 	}
 }
 

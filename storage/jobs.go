@@ -57,7 +57,9 @@ func printable(s string, max int) bool {
 
 // EnqueueJob stores a pending job in one transaction: once it returns, the
 // job survives a crash. A job of the same user and kind with the same
-// non-empty Key is returned instead, with created false.
+// non-empty Key is returned instead, with created false. A new job's Memo,
+// if any, is stored in the same transaction (see ListMemos); a replay stores
+// nothing.
 func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created bool, err error) {
 	switch {
 	case nj.UserID == "" || !printable(nj.UserID, MaxIDLen):
@@ -70,6 +72,11 @@ func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created boo
 		return Job{}, false, fmt.Errorf("%w: job payload is larger than %d bytes", ErrInvalid, MaxJobPayload)
 	case !isJSONObject(nj.Payload):
 		return Job{}, false, fmt.Errorf("%w: job payload must be a JSON object", ErrInvalid)
+	}
+	if nj.Memo != nil {
+		if err := checkMemo(nj.Memo); err != nil {
+			return Job{}, false, err
+		}
 	}
 	now := s.now()
 	job = Job{
@@ -87,6 +94,9 @@ func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created boo
 		}
 		if n, _ := r.RowsAffected(); n == 1 {
 			created = true
+			if nj.Memo != nil {
+				return insertMemo(ctx, tx, job, nj.Memo, now)
+			}
 			return nil
 		}
 		job, err = scanJob(tx.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE user_id = ? AND kind = ? AND dedup_key = ?`,

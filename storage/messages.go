@@ -447,8 +447,9 @@ func (s *Store) Delete(ctx context.Context, user, id string) error {
 	return nil
 }
 
-// DeleteUser forgets user: messages, events, profiles, their vectors and
-// statistics, jobs, and (through the outbox) lexical entries. It returns how many messages were removed.
+// DeleteUser forgets user: messages, events, profiles, memos, pinned
+// memories, their vectors and statistics, jobs, and (through the outbox)
+// lexical entries. It returns how many messages were removed.
 func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 	var n int
 	err := s.update(ctx, func(tx *sql.Tx) error {
@@ -475,7 +476,8 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 		for _, q := range []string{`DELETE FROM term_df WHERE user_id = ?`, `DELETE FROM user_stats WHERE user_id = ?`,
 			`DELETE FROM outbox WHERE user_id = ? AND op IN ('index', '` + opEventIndex + `')`,
 			`DELETE FROM jobs WHERE user_id = ?`, `DELETE FROM events WHERE user_id = ?`,
-			`DELETE FROM profiles WHERE user_id = ?`, `DELETE FROM profile_revisions WHERE user_id = ?`} {
+			`DELETE FROM profiles WHERE user_id = ?`, `DELETE FROM profile_revisions WHERE user_id = ?`,
+			`DELETE FROM memos WHERE user_id = ?`, `DELETE FROM memories WHERE user_id = ?`} {
 			if _, err := tx.ExecContext(ctx, q, user); err != nil {
 				return err
 			}

@@ -110,6 +110,8 @@ type NewJob struct {
 	Kind    string
 	Key     string // optional deduplication key
 	Payload json.RawMessage
+	// Memo, if set, is stored with a new job in the same transaction.
+	Memo *NewMemo
 }
 
 // JobFilter selects jobs to list. Zero values match all.
@@ -267,4 +269,72 @@ type ProfileQuery struct {
 	Text       string
 	EntityType string // "" for both
 	TopK       int
+}
+
+// Memo is the note a bot left when it ended a turn. It is stored with the
+// turn's job, in the same transaction.
+type Memo struct {
+	ID          string `json:"id"` // the id of the job it came with, or its own ULID
+	UserID      string `json:"user_id"`
+	RequestID   string `json:"request_id,omitempty"`
+	JobID       string `json:"job_id,omitempty"` // empty for a memo stored without a job (AddMemo)
+	GroupID     string `json:"group_id,omitempty"`
+	GroupName   string `json:"group_name,omitempty"`
+	SenderID    string `json:"sender_id,omitempty"`
+	SenderName  string `json:"sender_name,omitempty"`
+	RequestType string `json:"request_type"` // private | group
+	Content     string `json:"content"`
+	// Timestamp is when the turn happened (UTC); Epoch is the same in seconds.
+	Timestamp time.Time `json:"timestamp_utc"`
+	Epoch     int64     `json:"timestamp_epoch"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// NewMemo is the memo of a job being enqueued. The job supplies its id, user
+// and request id.
+type NewMemo struct {
+	GroupID     string
+	GroupName   string
+	SenderID    string
+	SenderName  string
+	RequestType string // private | group
+	Content     string
+	Timestamp   time.Time
+}
+
+// MemoFilter narrows a list of one user's memos. Zero values match all.
+type MemoFilter struct {
+	GroupID     string
+	SenderID    string
+	RequestType string
+	Limit       int // required, at most MaxMemoList
+}
+
+// Memory is a pinned long-term memory: a fact a user's bot always sees.
+type Memory struct {
+	ID     string `json:"id"`
+	UserID string `json:"user_id"`
+	// GroupID scopes the memory to one group chat; empty means everywhere.
+	GroupID   string    `json:"group_id,omitempty"`
+	Content   string    `json:"content"`
+	Tags      []string  `json:"tags"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// MemoryFilter selects a user's pinned memories.
+type MemoryFilter struct {
+	// GroupID lists the memories that apply in this group: the unscoped ones
+	// and those scoped to it. Empty lists all of them.
+	GroupID string
+	// Exact lists only the memories scoped to exactly GroupID (with an empty
+	// GroupID: only the unscoped ones).
+	Exact bool
+}
+
+// MemoryPatch changes some fields of a pinned memory; nil leaves a field as it is.
+type MemoryPatch struct {
+	Content *string
+	GroupID *string
+	Tags    *[]string
 }

@@ -100,6 +100,12 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 		return errInvalid(clientMessage(err, storage.ErrInvalid)), false
 	case errors.Is(err, queryapi.ErrNoProfile):
 		return &apiError{http.StatusNotFound, codeNotFound, clientMessage(err, queryapi.ErrNoProfile) + " for this user"}, false
+	case errors.Is(err, storage.ErrMemoryNotFound):
+		return &apiError{http.StatusNotFound, codeNotFound, "no such pinned memory for this user"}, false
+	case errors.Is(err, storage.ErrMemoryExists):
+		return &apiError{http.StatusConflict, codeConflict, "a pinned memory with this id exists with different content"}, false
+	case errors.Is(err, storage.ErrMemoryLimit):
+		return &apiError{http.StatusConflict, codeConflict, "pinned memory limit reached: " + clientMessage(err, storage.ErrMemoryLimit)}, false
 	case errors.Is(err, storage.ErrNotFound):
 		return &apiError{http.StatusNotFound, codeNotFound, "no such message for this user"}, false
 	case errors.Is(err, storage.ErrConflict):

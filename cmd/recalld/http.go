@@ -81,6 +81,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.GET("/jobs", s.listJobs, auth)
 	s.registerEventRoutes(e, auth)
 	s.profileRoutes(e, auth)
+	s.registerMemories(e, auth)
 	s.e = e
 	return s
 }

@@ -31,6 +31,9 @@ const usage = `recalld: an evidence-backed memory service for chat bots
 Usage:
   recalld serve   [flags]        run the HTTP API (default 127.0.0.1:8080, data in ./data)
   recalld import  [flags] FILE   import messages from a JSON Lines file ("-" reads stdin)
+  recalld import-undefined -user U FILE|DIR...
+                                 migrate an Undefined bot's end_summaries.json and
+                                 queue jobs into memos and end-of-turn jobs
   recalld reindex [flags]        rebuild the vector and lexical indexes from the messages
   recalld recall  -user U [-json] [-trace] [-now T] QUESTION
                                  answer a recall question from the command line
@@ -94,6 +97,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.serve(ctx, rest)
 	case "import":
 		return a.importCmd(ctx, rest)
+	case "import-undefined":
+		return a.importUndefined(ctx, rest)
 	case "reindex":
 		return a.reindex(ctx, rest)
 	case "recall":

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// registerMemories adds the routes of memos and pinned memories.
+func (s *server) registerMemories(e *echo.Echo, auth echo.MiddlewareFunc) {
+	e.GET("/memos", s.listMemos, auth)
+	e.POST("/memories", s.addMemory, auth)
+	e.GET("/memories", s.listMemories, auth)
+	e.GET("/memories/:id", s.getMemory, auth)
+	e.PATCH("/memories/:id", s.updateMemory, auth)
+	e.DELETE("/memories/:id", s.deleteMemory, auth)
+}
+
+// listMemos lists the caller's memos, the latest turn first.
+func (s *server) listMemos(c echo.Context) error {
+	p, err := queryParams(c, "group_id", "sender_id", "request_type", "limit")
+	if err != nil {
+		return err
+	}
+	limit, err := intParam(p, "limit")
+	if err != nil {
+		return err
+	}
+	if _, ok := p["limit"]; ok && limit < 1 {
+		return errInvalid(fmt.Sprintf("limit must be in 1..%d", queryapi.MaxMemoLimit))
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	l, err := t.Memos(c.Request().Context(), queryapi.MemosParams{
+		GroupID: p["group_id"], SenderID: p["sender_id"], RequestType: p["request_type"], Limit: limit,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, l)
+}
+
+// memoryID is the :id path parameter, unescaped; the tools check its form.
+func memoryID(c echo.Context) (string, error) {
+	id, err := url.PathUnescape(c.Param("id"))
+	if err != nil {
+		return "", errBadRequest("malformed memory id in path")
+	}
+	return id, nil
+}
+
+// addMemory pins a memory: 201 when it is new, 200 when the request names
+// an id that exists with the same content (a replay).
+func (s *server) addMemory(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	var p queryapi.MemoryAddParams
+	if err := decodeJSON(c, &p); err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	m, created, err := t.MemoryAdd(c.Request().Context(), p)
+	if err != nil {
+		return err
+	}
+	if created {
+		return c.JSON(http.StatusCreated, m)
+	}
+	return c.JSON(http.StatusOK, m)
+}
+
+func (s *server) listMemories(c echo.Context) error {
+	p, err := queryParams(c, "group_id", "exact")
+	if err != nil {
+		return err
+	}
+	exact := false
+	if v, ok := p["exact"]; ok {
+		if exact, err = strconv.ParseBool(v); err != nil {
+			return errBadRequest(fmt.Sprintf("query parameter exact: %q is not true or false", v))
+		}
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	l, err := t.MemoryList(c.Request().Context(), queryapi.MemoryListParams{GroupID: p["group_id"], Exact: exact})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, l)
+}
+
+func (s *server) getMemory(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	id, err := memoryID(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	m, err := t.MemoryGet(c.Request().Context(), queryapi.MemoryRef{ID: id})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, m)
+}
+
+// memoryPatch is the body of PATCH /memories/{id}: fields left out stay.
+type memoryPatch struct {
+	Content *string   `json:"content"`
+	GroupID *string   `json:"group_id"`
+	Tags    *[]string `json:"tags"`
+}
+
+func (s *server) updateMemory(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	id, err := memoryID(c)
+	if err != nil {
+		return err
+	}
+	var b memoryPatch
+	if err := decodeJSON(c, &b); err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	m, err := t.MemoryUpdate(c.Request().Context(), queryapi.MemoryUpdateParams{ID: id, Content: b.Content, GroupID: b.GroupID, Tags: b.Tags})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, m)
+}
+
+func (s *server) deleteMemory(c echo.Context) error {
+	if _, err := queryParams(c); err != nil {
+		return err
+	}
+	id, err := memoryID(c)
+	if err != nil {
+		return err
+	}
+	t, err := s.bind(c)
+	if err != nil {
+		return err
+	}
+	if err := t.MemoryDelete(c.Request().Context(), queryapi.MemoryRef{ID: id}); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, deleteResponse{Deleted: 1})
+}
