@@ -42,8 +42,16 @@ type storeBreaker struct {
 
 var _ ingest.Gate = (*storeBreaker)(nil)
 
-// errHandlerPanicked reports a handler that panicked to the breaker.
-var errHandlerPanicked = errors.New("handler panicked")
+// breakerWindow is the period after which a closed breaker forgets its counts.
+const breakerWindow = time.Minute
+
+var (
+	// errHandlerPanicked reports a handler that panicked to the breaker.
+	errHandlerPanicked = errors.New("handler panicked")
+	// errNotCounted reports a health check that succeeded: it must neither
+	// close a half-open circuit nor reset the failures counted so far.
+	errNotCounted = errors.New("health check: not counted")
+)
 
 func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 	b := &storeBreaker{timeout: cfg.OpenTimeout.Duration}
@@ -52,13 +60,21 @@ func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 		Name:        "store",
 		MaxRequests: uint32(max(cfg.HalfOpenRequests, 1)),
 		Timeout:     cfg.OpenTimeout.Duration,
-		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= failures },
-		// A request the client got wrong says nothing about the store.
-		IsSuccessful: func(err error) bool { return !storeFailure(err) },
-		// Neither does one cut off by its deadline or its caller.
-		IsExcluded: func(err error) bool {
-			return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+		// Counts start afresh every window while closed.
+		Interval: breakerWindow,
+		// Failures in a row trip it; so do as many failures making half the
+		// window's counted requests, for a store whose writes fail (a full
+		// disk) while reads in between still succeed.
+		ReadyToTrip: func(c gobreaker.Counts) bool {
+			counted := c.Requests - c.TotalExclusions
+			return c.ConsecutiveFailures >= failures || (c.TotalFailures >= failures && 2*c.TotalFailures >= counted)
 		},
+		IsSuccessful: func(err error) bool { return err == nil },
+		// A request the client got wrong, or one cut off by its deadline or
+		// its caller, says nothing about the store either way: it neither
+		// counts towards opening the circuit nor closes a half-open one
+		// (it frees its probe slot).
+		IsExcluded: func(err error) bool { return errors.Is(err, errNotCounted) || (err != nil && !storeFailure(err)) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			switch to {
 			case gobreaker.StateOpen:
@@ -126,6 +142,30 @@ func (b *storeBreaker) refused(c echo.Context) error {
 	}
 	return &apiError{http.StatusServiceUnavailable, codeStoreUnavailable, msg}
 }
+
+// check runs a health check of the store while the circuit is closed: its
+// failure counts, its success does not. With the circuit open or half-open
+// it does not touch the store (health checks are no probes) and returns
+// errCircuit.
+func (b *storeBreaker) check(fn func() error) error {
+	if b.cb.State() != gobreaker.StateClosed {
+		return errCircuit
+	}
+	done, err := b.Allow()
+	if err != nil {
+		return errCircuit
+	}
+	err = fn()
+	if err == nil {
+		done(errNotCounted)
+		return nil
+	}
+	done(err)
+	return err
+}
+
+// errCircuit: a health check skipped because the circuit is not closed.
+var errCircuit = errors.New("store circuit not closed")
 
 // guard runs a handler that uses the store through the breaker.
 func (b *storeBreaker) guard(next echo.HandlerFunc) echo.HandlerFunc {

@@ -601,14 +601,15 @@ func (s *server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, h)
 }
 
-// storeStatus reads the store's status through the breaker.
-func (s *server) storeStatus(ctx context.Context) (storage.IndexStatus, error) {
-	done, err := s.breaker.Allow()
-	if err != nil {
-		return storage.IndexStatus{}, fmt.Errorf("store circuit %s", s.breaker.State())
+// storeStatus reads the store's status while the store's circuit is closed.
+func (s *server) storeStatus(ctx context.Context) (st storage.IndexStatus, err error) {
+	err = s.breaker.check(func() (err error) {
+		st, err = s.store.Status(ctx)
+		return err
+	})
+	if errors.Is(err, errCircuit) {
+		return st, fmt.Errorf("store circuit %s", s.breaker.State())
 	}
-	st, err := s.store.Status(ctx)
-	done(err)
 	return st, err
 }
 
@@ -618,16 +619,15 @@ type readyResponse struct {
 	Store string `json:"store"`
 }
 
-// readyz answers 200 when the database answers through the store's
-// circuit breaker; 503 store_unavailable (with Retry-After) while the
-// circuit is open, 503 unavailable when the ping fails.
+// readyz answers 200 when the store's circuit is closed and the database
+// answers; 503 store_unavailable (with Retry-After) while the circuit is
+// open or half-open, 503 unavailable when the ping fails (which counts
+// towards opening the circuit; a successful ping is no probe).
 func (s *server) readyz(c echo.Context) error {
-	done, err := s.breaker.Allow()
-	if err != nil {
+	err := s.breaker.check(func() error { return s.store.Ping(c.Request().Context()) })
+	if errors.Is(err, errCircuit) {
 		return s.breaker.refused(c)
 	}
-	err = s.store.Ping(c.Request().Context())
-	done(err)
 	if err != nil {
 		s.log.Warn("not ready", "err", err)
 		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "database does not answer"}
