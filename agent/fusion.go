@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -106,6 +107,8 @@ func (o HybridOptions) withDefaults() HybridOptions {
 // often sits next to the turn that matches the question, and evidence that
 // several turns support rises. It returns at most opts.Limit messages, best
 // first, with the fused score in Score; ties go to the earlier message.
+// When semantic search is unavailable (queryapi.ErrSemanticUnavailable) the
+// lexical rankings are fused alone.
 func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOptions) ([]queryapi.Evidence, error) {
 	opts = opts.withDefaults()
 	w := opts.Weights
@@ -146,6 +149,9 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 			page, err := tools.SemanticSearch(gctx, queryapi.SemanticParams{
 				QueryText: question, Filter: opts.Filter, TopK: min(opts.Candidates, semanticCandidates),
 			})
+			if errors.Is(err, queryapi.ErrSemanticUnavailable) {
+				return nil // the embedder is down: fuse the lexical rankings alone
+			}
 			if err != nil {
 				return fmt.Errorf("hybrid semantic: %w", err)
 			}

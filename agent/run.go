@@ -67,7 +67,7 @@ type run struct {
 	started   time.Time
 	trace     bool
 
-	mu          sync.Mutex // guards toolsCalled, considered and steps for parallel tool calls
+	mu          sync.Mutex // guards toolsCalled, considered, steps and notes for parallel tool calls
 	rounds      int
 	toolsCalled int
 	considered  int
@@ -100,10 +100,15 @@ func (r *run) step(phase, tool string, args any, hits int, decision string) {
 
 func (r *run) note(format string, args ...any) {
 	n := fmt.Sprintf(format, args...)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if !slices.Contains(r.notes, n) {
 		r.notes = append(r.notes, n)
 	}
 }
+
+// noteLexicalOnly is the note of an answer searched without semantic search.
+const noteLexicalOnly = "semantic search unavailable (the embedder does not answer): searched by words only"
 
 // errToolBudget stops a brain that has used up its tool calls.
 var errToolBudget = errors.New("agent: tool call budget spent")
@@ -155,6 +160,9 @@ func (r *run) semantic(ctx context.Context, p queryapi.SemanticParams) (queryapi
 	r.toolTime(start)
 	if err == nil {
 		r.sawConsidered(page.Considered)
+	}
+	if errors.Is(err, queryapi.ErrSemanticUnavailable) {
+		r.note(noteLexicalOnly)
 	}
 	r.step("decide", "semantic_search", p, len(page.Hits), "")
 	return page, err

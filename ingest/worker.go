@@ -64,7 +64,18 @@ type WorkerConfig struct {
 	// Maintenance is how often stale jobs are recovered and failed ones
 	// purged, besides at start.
 	Maintenance time.Duration
-	Logger      *slog.Logger
+	// Gate, if set, guards the worker's use of the store: a circuit breaker
+	// shared with the HTTP routes. While it refuses, the worker waits Poll
+	// instead of retrying against a failing store.
+	Gate   Gate
+	Logger *slog.Logger
+}
+
+// Gate is a circuit breaker around the store (in recalld, gobreaker's
+// TwoStepCircuitBreaker behind the HTTP routes' breaker). Allow refuses
+// while the store is known to fail; otherwise done must get the outcome.
+type Gate interface {
+	Allow() (done func(error), err error)
 }
 
 // DefaultWorkerConfig is the configuration of the defaults: poll
@@ -120,11 +131,15 @@ func NewWorker(store *storage.Store, proc Processor, cfg WorkerConfig) *Worker {
 func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("historian worker started", "poll", w.cfg.Poll, "stale_timeout", w.cfg.StaleTimeout, "max_retries", w.cfg.MaxRetries)
 	defer w.log.Info("historian worker stopped")
-	w.maintain(ctx)
+	w.guarded(func() error { return w.maintain(ctx) })
 	lastMaintenance := time.Now()
 	for {
 		for ctx.Err() == nil {
-			ok, err := w.ProcessNext(ctx)
+			var ok bool
+			err := w.guarded(func() (err error) {
+				ok, err = w.ProcessNext(ctx)
+				return err
+			})
 			if err != nil {
 				if ctx.Err() == nil {
 					w.loopError(err)
@@ -136,8 +151,9 @@ func (w *Worker) Run(ctx context.Context) error {
 			}
 		}
 		if time.Since(lastMaintenance) >= w.cfg.Maintenance {
-			w.maintain(ctx)
-			lastMaintenance = time.Now()
+			if w.guarded(func() error { return w.maintain(ctx) }) == nil {
+				lastMaintenance = time.Now()
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -147,32 +163,49 @@ func (w *Worker) Run(ctx context.Context) error {
 	}
 }
 
-// maintain recovers stale jobs and purges old failed ones.
-func (w *Worker) maintain(ctx context.Context) {
+// guarded runs fn, a use of the store, through the gate if there is one.
+// A refusal is returned as fn's error would be.
+func (w *Worker) guarded(fn func() error) error {
+	if w.cfg.Gate == nil {
+		return fn()
+	}
+	done, err := w.cfg.Gate.Allow()
+	if err != nil {
+		return fmt.Errorf("store circuit: %w", err)
+	}
+	err = fn()
+	done(err)
+	return err
+}
+
+// maintain recovers stale jobs and purges old failed ones. It logs what
+// fails and returns the store error, if any.
+func (w *Worker) maintain(ctx context.Context) error {
 	requeued, failed, err := w.store.RecoverStaleJobs(ctx, w.cfg.MaxRetries+1)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.loopError(err)
 		}
-		return
+		return err
 	}
 	if requeued+failed > 0 {
 		w.log.Warn("recovered stale jobs", "requeued", requeued, "failed", failed)
 	}
 	p := storage.JobPurge{State: storage.JobFailed, Keep: max(w.cfg.FailedMaxCount, 0), OlderThan: max(w.cfg.FailedMaxAge, 0)}
 	if p.OlderThan == 0 && p.Keep == 0 {
-		return
+		return nil
 	}
 	n, err := w.store.PurgeJobs(ctx, p)
 	if err != nil {
 		if ctx.Err() == nil {
 			w.loopError(err)
 		}
-		return
+		return err
 	}
 	if n > 0 {
 		w.log.Info("purged failed jobs", "count", n, "max_age", w.cfg.FailedMaxAge, "max_count", w.cfg.FailedMaxCount)
 	}
+	return nil
 }
 
 // loopError logs err, at most once a minute while the same error repeats.

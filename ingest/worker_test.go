@@ -365,3 +365,91 @@ func TestWorkerRefusedResult(t *testing.T) {
 		t.Fatalf("%+v", j)
 	}
 }
+
+// fakeGate refuses while open is set and records the outcomes it is told.
+type fakeGate struct {
+	mu       sync.Mutex
+	open     bool
+	refused  int
+	outcomes []error
+}
+
+func (g *fakeGate) Allow() (func(error), error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.open {
+		g.refused++
+		return nil, errors.New("circuit open")
+	}
+	return func(err error) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.outcomes = append(g.outcomes, err)
+	}, nil
+}
+
+func (g *fakeGate) set(open bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open = open
+}
+
+func (g *fakeGate) counts() (refused int, outcomes []error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.refused, slices.Clone(g.outcomes)
+}
+
+// TestWorkerGate: while the store's gate refuses, the worker leaves the
+// store alone and waits; once it allows, jobs run and every store round
+// reports its outcome, a failing store included.
+func TestWorkerGate(t *testing.T) {
+	s := openStore(t, "", nil)
+	id := enqueue(t, ingest.NewQueue(s), "u1", "r", "x")
+	g := &fakeGate{open: true}
+	p := &fakeProcessor{}
+	cfg := ingest.DefaultWorkerConfig()
+	cfg.Poll = 5 * time.Millisecond
+	cfg.Gate = g
+	w := ingest.NewWorker(s, p, cfg)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting until %s", what)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	waitUntil("the gate refuses a few rounds", func() bool { r, _ := g.counts(); return r >= 5 })
+	if j := mustJob(t, s, id); j.State != storage.JobPending || len(p.Seen()) != 0 {
+		t.Fatalf("the worker ran a job through a closed gate: %+v, processed %v", j, p.Seen())
+	}
+	if _, outcomes := g.counts(); len(outcomes) != 0 {
+		t.Fatalf("outcomes reported while refused: %v", outcomes)
+	}
+
+	g.set(false)
+	waitUntil("the job is done", func() bool { return mustJob(t, s, id).State == storage.JobDone })
+	if _, outcomes := g.counts(); len(outcomes) == 0 || slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
+		t.Fatalf("outcomes with a healthy store: %v", outcomes)
+	}
+
+	// A store that fails is reported as such.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil("a store failure is reported", func() bool {
+		_, outcomes := g.counts()
+		return slices.ContainsFunc(outcomes, func(err error) bool { return err != nil })
+	})
+}

@@ -27,6 +27,9 @@ const (
 var (
 	ErrInvalidQuery = errors.New("queryapi: invalid query")
 	ErrNotFound     = storage.ErrNotFound
+	// ErrSemanticUnavailable: semantic search cannot answer now (the
+	// embedder is down or has no vectors); lexical search still works.
+	ErrSemanticUnavailable = storage.ErrSemanticUnavailable
 )
 
 // Filter narrows a search to part of the user's messages. Times are RFC 3339;

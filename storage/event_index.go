@@ -195,7 +195,7 @@ func (s *Store) indexEventVectors(ctx context.Context, tx *sql.Tx, evs []pending
 // deleteUserEvents removes user's event vectors and statistics in tx; the
 // caller deletes the rows and queues the lexical deletion.
 func (s *Store) deleteUserEvents(ctx context.Context, tx *sql.Tx, user string) error {
-	if s.vecOK {
+	if s.vecTable {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vec_events WHERE rowid IN (SELECT rowid FROM vec_events WHERE user_id = ?)`, user); err != nil {
 			return fmt.Errorf("event vectors: %w", err)
 		}

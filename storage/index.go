@@ -193,6 +193,19 @@ func (s *Store) runIndexer() {
 			backoff = min(backoff*2, time.Minute)
 			continue
 		}
+		if n == 0 {
+			n, err = s.catchUpVectors(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.log.Error("vector catch-up", "err", err, "retry_in", backoff)
+				select {
+				case <-s.stop:
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(backoff*2, time.Minute)
+				continue
+			}
+		}
 		backoff = time.Second
 		if n > 0 {
 			select {
@@ -211,8 +224,11 @@ func (s *Store) runIndexer() {
 	}
 }
 
-// Drain indexes until the outbox is empty or ctx ends. progress, if not nil,
-// is called with the number of entries indexed so far and the number left.
+// Drain indexes until the outbox is empty or ctx ends, then gives vectors
+// to the messages that wait for them. progress, if not nil, is called with
+// the number of entries indexed so far and the number left. When the
+// embedder is unavailable the lexical index is still complete, and the error
+// wraps ErrSemanticUnavailable with the number of messages left without a vector.
 func (s *Store) Drain(ctx context.Context, progress func(done, left int)) error {
 	if s.cfg.QueueOnly {
 		return errQueueOnly
@@ -232,9 +248,29 @@ func (s *Store) Drain(ctx context.Context, progress func(done, left int)) error 
 			progress(done, left)
 		}
 		if n == 0 {
-			return nil
+			break
 		}
 	}
+	for {
+		n, err := s.catchUpVectors(ctx)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if !s.vecOK || !s.vecBehind.Load() {
+		return nil
+	}
+	var left int
+	if err := s.r.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM messages WHERE indexed = 0) + (SELECT count(*) FROM events WHERE indexed = 0)`).Scan(&left); err != nil {
+		return fmt.Errorf("storage: drain: %w", err)
+	}
+	if left == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %d messages and events wait for vectors (embedder %s: %s)", ErrSemanticUnavailable, left, s.EmbedderName(), s.embGuard.lastError())
 }
 
 type outboxEntry struct {
@@ -275,43 +311,24 @@ func (s *Store) indexOnce(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	if s.vecOK && len(docs)+len(evs) > 0 {
-		// Messages and events share one embedder call.
-		texts := make([]string, 0, len(docs)+len(evs))
-		for _, d := range docs {
-			texts = append(texts, d.text)
-		}
-		for _, d := range evs {
-			texts = append(texts, d.text)
-		}
-		vecs, err := s.emb.Embed(ctx, texts)
-		if err != nil {
-			return 0, fmt.Errorf("storage: embed batch: %w", err)
-		}
-		if len(vecs) != len(texts) {
-			return 0, fmt.Errorf("storage: embedder returned %d vectors for %d texts", len(vecs), len(texts))
-		}
-		for _, v := range vecs {
-			if len(v) != s.emb.Dim() {
-				return 0, fmt.Errorf("storage: embedder returned dim %d, want %d", len(v), s.emb.Dim())
+		// Messages and events share one embedder call. An embedder that
+		// fails must not hold back the lexical index: they are indexed
+		// without vectors (indexed stays 0) and the catch-up embeds them
+		// once the embedder answers again.
+		if err := s.embedPending(ctx, docs, evs); err != nil {
+			if !errors.Is(err, ErrSemanticUnavailable) {
+				return 0, fmt.Errorf("storage: embed batch: %w", err)
 			}
-		}
-		for i := range docs {
-			docs[i].vec = vecs[i]
-			if s.tw != nil {
-				docs[i].terms = s.tw.Terms(docs[i].text)
-			}
-		}
-		for i := range evs {
-			evs[i].vec = vecs[len(docs)+i]
-			if s.tw != nil {
-				evs[i].terms = s.tw.Terms(evs[i].text)
-			}
+			s.vecBehind.Store(true)
 		}
 	}
 	if err := s.writeLexical(ctx, entries, docs, evs); err != nil {
 		return 0, err
 	}
 	err = s.update(ctx, func(tx *sql.Tx) error {
+		if !s.vecOK {
+			docs, evs = nil, nil // no vector table for this embedder (or none at all)
+		}
 		if err := s.indexVectors(ctx, tx, docs); err != nil {
 			return err
 		}
@@ -485,6 +502,9 @@ func deleteLexicalUser(ctx context.Context, index bleve.Index, user string) erro
 // tx with each statement prepared once, and adds the document frequencies of
 // the whole batch per distinct term.
 func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc) error {
+	if len(docs) == 0 {
+		return nil
+	}
 	queries := []string{
 		`SELECT indexed FROM messages WHERE seq = ? AND user_id = ?`,
 		`INSERT INTO vec_messages (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
@@ -563,7 +583,7 @@ func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc)
 
 // unindexVector removes a message's vector and its share of the statistics.
 func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq int64, text string) error {
-	if !s.vecOK {
+	if !s.vecTable {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid = ?`, seq); err != nil {
@@ -593,12 +613,15 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) erro
 	if s.cfg.QueueOnly {
 		return errQueueOnly
 	}
+	if s.emb == nil {
+		return errLexicalOnly
+	}
 	s.idxMu.Lock()
 	if err := s.resetVectors(ctx); err != nil {
 		s.idxMu.Unlock()
 		return err
 	}
-	s.vecOK = true
+	s.vecOK, s.vecTable = true, true
 	// Rebuild the lexical indexes from scratch.
 	var err error
 	if s.index, err = recreateIndex(s.index, indexMapping); err != nil {

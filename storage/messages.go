@@ -459,7 +459,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
 		}
 		c, _ := r.RowsAffected()
 		n = int(c)
-		if s.vecOK {
+		if s.vecTable {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq IN (SELECT rowid FROM vec_messages WHERE user_id = ?)`, user); err != nil {
 				return err
 			}

@@ -427,10 +427,7 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 	}
 	var vecs [][]float32
 	if s.vecOK {
-		vecs, err = s.emb.Embed(ctx, texts)
-		if err == nil && len(vecs) != len(texts) {
-			err = fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(texts))
-		}
+		vecs, err = s.embed(ctx, texts) // through the embedder's breaker, checked
 		if err != nil {
 			s.log.Warn("profile vectors not updated; profile search is lexical until the embedder answers", "err", err)
 			return nil
@@ -533,9 +530,9 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 
 	// Semantic.
 	if s.vecOK {
-		vs, err := s.emb.Embed(ctx, []string{q.Text})
+		vs, err := s.embed(ctx, []string{q.Text})
 		switch {
-		case err != nil || len(vs) != 1 || len(vs[0]) != s.emb.Dim():
+		case err != nil:
 			s.log.Warn("profile search without vectors: the embedder failed", "err", err)
 		default:
 			blob, err := sqlitevec.SerializeFloat32(vs[0])

@@ -62,7 +62,23 @@ type IndexStatus struct {
 	Embedder string `json:"embedder"`
 	Dim      int    `json:"dim"`
 	Pending  int    `json:"pending"` // outbox entries not yet indexed
+	// Semantic is SemanticOK, SemanticUnavailable (the embedder fails:
+	// lexical-only until it answers) or SemanticOff (no vectors for this
+	// embedder: lexical-only mode, or a reindex is due).
+	Semantic string `json:"semantic"`
+	// EmbedderError is the embedder's last failure while it is unavailable.
+	EmbedderError string `json:"embedder_error,omitempty"`
+	// Unvectored counts messages indexed lexically that still wait for
+	// their vector (the embedder failed when they came); 0 when Semantic is off.
+	Unvectored int `json:"unvectored"`
 }
+
+// States of IndexStatus.Semantic.
+const (
+	SemanticOK          = "ok"
+	SemanticUnavailable = "unavailable"
+	SemanticOff         = "off"
+)
 
 // States of a job. A job moves pending → processing → done, or back to
 // pending when an attempt fails or its lease expires, and to failed once it

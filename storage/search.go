@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -232,7 +231,10 @@ type SemanticQuery struct {
 // SemanticSearch returns up to q.TopK of user's messages closest to the query
 // by cosine similarity (the score), best first.
 func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery) ([]Hit, error) {
-	if !s.vecOK {
+	switch {
+	case s.emb == nil:
+		return nil, errLexicalOnly
+	case !s.vecOK:
 		return nil, errIndexNotAvailable
 	}
 	if q.TopK <= 0 {
@@ -420,12 +422,9 @@ func (s *Store) queryVector(ctx context.Context, c corpus, user string, q Semant
 		return nil, fmt.Errorf("%w: empty query", ErrInvalid)
 	}
 	if s.tw == nil {
-		vs, err := s.emb.Embed(ctx, []string{q.Text})
+		vs, err := s.embed(ctx, []string{q.Text})
 		if err != nil {
 			return nil, fmt.Errorf("storage: embed query: %w", err)
-		}
-		if len(vs) != 1 || len(vs[0]) != s.emb.Dim() {
-			return nil, errors.New("storage: embedder returned a malformed query vector")
 		}
 		return vs[0], nil
 	}

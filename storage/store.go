@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -25,12 +26,16 @@ import (
 
 // Errors callers branch on.
 var (
-	ErrNotFound          = errors.New("storage: not found")
-	ErrConflict          = errors.New("storage: message id exists with different content")
-	ErrEmbedderMismatch  = errors.New("storage: vectors were made by another embedder; run `recalld reindex`")
-	ErrInvalid           = errors.New("storage: invalid argument")
-	ErrClosed            = errors.New("storage: closed")
-	errIndexNotAvailable = errors.New("storage: vector index not built for this embedder; run `recalld reindex`")
+	ErrNotFound         = errors.New("storage: not found")
+	ErrConflict         = errors.New("storage: message id exists with different content")
+	ErrEmbedderMismatch = errors.New("storage: vectors were made by another embedder; run `recalld reindex`")
+	ErrInvalid          = errors.New("storage: invalid argument")
+	ErrClosed           = errors.New("storage: closed")
+	// ErrSemanticUnavailable: semantic search cannot answer now (the
+	// embedder fails or no vectors exist for it); lexical search still works.
+	ErrSemanticUnavailable = errors.New("storage: semantic search unavailable")
+	errIndexNotAvailable   = fmt.Errorf("%w: vector index not built for this embedder; run `recalld reindex`", ErrSemanticUnavailable)
+	errLexicalOnly         = fmt.Errorf("%w: no embedder answered when the store opened (lexical-only until a restart reaches it)", ErrSemanticUnavailable)
 )
 
 //go:embed migrations/*.sql
@@ -61,6 +66,16 @@ type Config struct {
 	// ProfileRevisionKeep is how many revisions of each profile are kept,
 	// the newest (default 5).
 	ProfileRevisionKeep int
+	// LexicalOnly opens the store without an embedder, for when the
+	// configured one cannot be reached and its dimension is unknown: lexical
+	// search works, semantic search returns ErrSemanticUnavailable, and
+	// messages wait without vectors until a start with a reachable embedder
+	// (the vector catch-up then embeds them). Embedder is ignored.
+	LexicalOnly bool
+	// EmbedderRetry is how long the embedder's circuit stays open after it
+	// failed before one call probes it again (default 30s). Meanwhile
+	// indexing is lexical-only and semantic search fails fast.
+	EmbedderRetry time.Duration
 	// Now is the clock of the job table; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -70,15 +85,21 @@ type Config struct {
 type Store struct {
 	cfg    Config
 	log    *slog.Logger
-	w      *sql.DB     // the single writer connection
-	r      *sql.DB     // readers
-	index  bleve.Index // messages
-	eindex bleve.Index // events
-	emb    emb.Embedder
+	w      *sql.DB          // the single writer connection
+	r      *sql.DB          // readers
+	index  bleve.Index      // messages
+	eindex bleve.Index      // events
+	emb    emb.Embedder     // nil with LexicalOnly
 	tw     emb.TermWeighter // nil when the embedder needs no corpus statistics
 	proj   *projector
-	vecOK  bool // the vector table matches the embedder
-	now    func() time.Time
+	vecOK  bool // the vector tables match the embedder
+	// vecTable: vector tables exist (perhaps of another embedder), so
+	// deletions must remove vectors from them.
+	vecTable bool
+	now      func() time.Time
+
+	embGuard  embedGuard  // the embedder's circuit breaker and health
+	vecBehind atomic.Bool // messages or events may wait for vectors (see catchUpVectors)
 
 	wake     chan struct{}
 	stop     chan struct{}
@@ -99,7 +120,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%w: empty data dir", ErrInvalid)
 	}
-	if cfg.Embedder == nil {
+	if cfg.LexicalOnly {
+		cfg.Embedder = nil
+	} else if cfg.Embedder == nil {
 		cfg.Embedder = emb.NewHashing(0)
 	}
 	if cfg.IndexBatch <= 0 {
@@ -140,7 +163,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		w:    w,
 		r:    r,
 		emb:  cfg.Embedder,
-		proj: newProjector(cfg.Embedder.Dim(), coarseBits),
 		now:  cfg.Now,
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
@@ -149,9 +171,14 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if tw, ok := cfg.Embedder.(emb.TermWeighter); ok {
-		s.tw = tw
+	if cfg.Embedder != nil {
+		s.proj = newProjector(cfg.Embedder.Dim(), coarseBits)
+		if tw, ok := cfg.Embedder.(emb.TermWeighter); ok {
+			s.tw = tw
+		}
 	}
+	s.embGuard.init(s)
+	s.vecBehind.Store(true) // a previous run may have left messages without vectors
 	if err := s.init(ctx); err != nil {
 		w.Close()
 		r.Close()
@@ -185,7 +212,13 @@ func (s *Store) init(ctx context.Context) error {
 	if s.cfg.QueueOnly {
 		return nil
 	}
-	if err := s.checkEmbedder(ctx); err != nil {
+	if s.cfg.LexicalOnly {
+		recorded, err := s.metaGet(ctx, s.w, "embedder")
+		if err != nil {
+			return err
+		}
+		s.vecTable = recorded != ""
+	} else if err := s.checkEmbedder(ctx); err != nil {
 		return err
 	}
 	idx, err := openIndex(filepath.Join(s.cfg.Dir, "bleve"), indexMapping)
@@ -248,14 +281,15 @@ func (s *Store) checkEmbedder(ctx context.Context) error {
 		if err := s.resetVectors(ctx); err != nil {
 			return err
 		}
-		s.vecOK = true
+		s.vecOK, s.vecTable = true, true
 	case recorded == name+"/"+strconv.Itoa(dim):
 		// Stores made before events had vectors get their table now.
 		if _, err := s.w.ExecContext(ctx, s.createVecEvents(true)); err != nil {
 			return fmt.Errorf("storage: event vectors: %w", err)
 		}
-		s.vecOK = true
+		s.vecOK, s.vecTable = true, true
 	case s.cfg.AllowEmbedderChange:
+		s.vecTable = true
 		s.log.Warn("embedder changed; semantic search is off until reindex", "recorded", recorded, "configured", name)
 	default:
 		return fmt.Errorf("%w (recorded %s, configured %s/%d)", ErrEmbedderMismatch, recorded, name, dim)
@@ -303,6 +337,22 @@ func (s *Store) resetVectors(ctx context.Context) error {
 	})
 }
 
+// RecordedEmbedder returns the embedder the store's vectors were made with
+// ("" and 0 for a store without vectors). It works on a QueueOnly store, so
+// that a command can learn the dimension before it opens the store in full.
+func (s *Store) RecordedEmbedder(ctx context.Context) (name string, dim int, err error) {
+	v, err := s.metaGet(ctx, s.r, "embedder")
+	if err != nil || v == "" {
+		return "", 0, err
+	}
+	i := strings.LastIndexByte(v, '/')
+	if i < 0 {
+		return v, 0, nil
+	}
+	dim, _ = strconv.Atoi(v[i+1:])
+	return v[:i], dim, nil
+}
+
 type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
@@ -332,14 +382,37 @@ func (s *Store) update(ctx context.Context, fn func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
-// Embedder returns the embedder the store was opened with.
+// Embedder returns the embedder the store was opened with (nil with LexicalOnly).
 func (s *Store) Embedder() emb.Embedder { return s.emb }
 
-// Status reports the embedder and the outbox backlog.
+// EmbedderName is the embedder's name, "none" with LexicalOnly.
+func (s *Store) EmbedderName() string {
+	if s.emb == nil {
+		return "none"
+	}
+	return s.emb.Name()
+}
+
+// Status reports the embedder, its health and the indexing backlogs.
 func (s *Store) Status(ctx context.Context) (IndexStatus, error) {
-	st := IndexStatus{Embedder: s.emb.Name(), Dim: s.emb.Dim()}
+	st := IndexStatus{Embedder: s.EmbedderName(), Semantic: SemanticOK}
+	if s.emb != nil {
+		st.Dim = s.emb.Dim()
+	}
+	switch {
+	case !s.vecOK:
+		st.Semantic = SemanticOff
+	case !s.embGuard.healthy():
+		st.Semantic = SemanticUnavailable
+	}
+	st.EmbedderError = s.embGuard.lastError()
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM outbox`).Scan(&st.Pending); err != nil {
 		return st, fmt.Errorf("storage: status: %w", err)
+	}
+	if s.vecOK {
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE indexed = 0`).Scan(&st.Unvectored); err != nil {
+			return st, fmt.Errorf("storage: status: %w", err)
+		}
 	}
 	return st, nil
 }

@@ -191,6 +191,6 @@ func (a *app) reindex(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "reindexed with %s\n", store.Embedder().Name())
+	fmt.Fprintf(a.stdout, "reindexed with %s\n", store.EmbedderName())
 	return nil
 }

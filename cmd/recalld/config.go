@@ -42,6 +42,19 @@ type Config struct {
 
 	// Cognitive configures the historian and its job queue (cognitive.go).
 	Cognitive CognitiveConfig `toml:"cognitive"`
+
+	// Breaker is the circuit breaker around the store (breaker.go).
+	Breaker BreakerConfig `toml:"breaker"`
+}
+
+// BreakerConfig is [breaker]: after Failures store failures in a row the
+// circuit opens and store routes answer 503 store_unavailable at once; after
+// OpenTimeout up to HalfOpenRequests requests probe the store, and the
+// circuit closes when they succeed.
+type BreakerConfig struct {
+	Failures         int      `toml:"failures"`
+	OpenTimeout      duration `toml:"open_timeout"`
+	HalfOpenRequests int      `toml:"half_open_requests"`
 }
 
 // LLMConfig optionally lets a language model drive the recall agent: any
@@ -72,6 +85,10 @@ type EmbedderConfig struct {
 	APIKey    string   `toml:"api_key"`
 	BatchSize int      `toml:"batch_size"`
 	Timeout   duration `toml:"timeout"`
+	// Retry is how long the embedder rests after it failed before one call
+	// probes it again; meanwhile indexing is lexical-only and semantic
+	// search answers 503 semantic_unavailable.
+	Retry duration `toml:"retry"`
 }
 
 // DefaultConfig is the embedded default: data under ./data, loopback only,
@@ -87,8 +104,9 @@ func DefaultConfig() Config {
 		WriteTimeout:    duration{60 * time.Second},
 		RequestTimeout:  duration{30 * time.Second},
 		ShutdownTimeout: duration{30 * time.Second},
-		Embedder:        EmbedderConfig{Kind: "hash"},
+		Embedder:        EmbedderConfig{Kind: "hash", Retry: duration{30 * time.Second}},
 		Cognitive:       defaultCognitive(),
+		Breaker:         BreakerConfig{Failures: 5, OpenTimeout: duration{10 * time.Second}, HalfOpenRequests: 1},
 	}
 }
 
@@ -122,19 +140,8 @@ func (f durationFlag) Set(s string) error { return f.d.UnmarshalText([]byte(s)) 
 // extra, if given, adds the command's own flags.
 func loadConfig(name string, args []string, getenv func(string) string, stderr io.Writer, extra ...func(*flag.FlagSet)) (Config, []string, error) {
 	cfg := DefaultConfig()
-	// The file comes first so that env and flags override it; find -config
-	// before parsing the rest.
-	path := getenv("RECALLD_CONFIG")
-	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "config="); ok && strings.HasPrefix(a, "-") {
-			path = v
-		} else if (a == "-config" || a == "--config") && i+1 < len(args) {
-			path = args[i+1]
-		}
-	}
+	// The file comes first so that env and flags override it.
+	path := configPath(args, getenv)
 	if path != "" {
 		md, err := toml.DecodeFile(path, &cfg)
 		if err != nil {
@@ -172,6 +179,23 @@ func loadConfig(name string, args []string, getenv func(string) string, stderr i
 		return cfg, nil, err
 	}
 	return cfg, fs.Args(), cfg.validate()
+}
+
+// configPath is the TOML file of args (-config) or RECALLD_CONFIG, "" for none.
+// It is found before the flags are parsed, since they override the file.
+func configPath(args []string, getenv func(string) string) string {
+	path := getenv("RECALLD_CONFIG")
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "config="); ok && strings.HasPrefix(a, "-") {
+			path = v
+		} else if (a == "-config" || a == "--config") && i+1 < len(args) {
+			path = args[i+1]
+		}
+	}
+	return path
 }
 
 // applyEnv overrides cfg with the RECALLD_* variables that are set.
@@ -230,6 +254,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)
 	num("RECALLD_EMBEDDER_DIM", func(n int64) { cfg.Embedder.Dim = int(n) })
+	dur("RECALLD_EMBEDDER_RETRY", &cfg.Embedder.Retry)
+	num("RECALLD_BREAKER_FAILURES", func(n int64) { cfg.Breaker.Failures = int(n) })
+	dur("RECALLD_BREAKER_OPEN_TIMEOUT", &cfg.Breaker.OpenTimeout)
 	str("RECALLD_LLM_URL", &cfg.LLM.BaseURL)
 	str("RECALLD_LLM_MODEL", &cfg.LLM.Model)
 	str("RECALLD_LLM_API_KEY", &cfg.LLM.APIKey)
@@ -265,6 +292,12 @@ func (c Config) validate() error {
 		seen[k.Key] = true
 	}
 	errs = append(errs, c.Cognitive.validate())
+	if c.Breaker.Failures < 1 || c.Breaker.HalfOpenRequests < 1 || c.Breaker.OpenTimeout.Duration <= 0 {
+		errs = append(errs, errors.New("breaker: failures and half_open_requests must be at least 1, open_timeout positive"))
+	}
+	if c.Embedder.Retry.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("embedder.retry %s must be positive", c.Embedder.Retry))
+	}
 	switch c.Embedder.Kind {
 	case "hash":
 		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {

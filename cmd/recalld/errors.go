@@ -28,6 +28,12 @@ const (
 	codeUnsupportedMedia = "unsupported_media_type"
 	codeInvalid          = "invalid_argument"
 	codeUnavailable      = "unavailable"
+	// codeSemanticUnavailable: the embedder does not answer (or has no
+	// vectors); lexical search still works.
+	codeSemanticUnavailable = "semantic_unavailable"
+	// codeStoreUnavailable: the store's circuit breaker is open; retry
+	// after the Retry-After header's seconds.
+	codeStoreUnavailable = "store_unavailable"
 	codeTimeout          = "timeout"
 	codeInternal         = "internal"
 )
@@ -111,6 +117,10 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 	case errors.Is(err, storage.ErrConflict):
 		return &apiError{http.StatusConflict, codeConflict, clientMessage(err, storage.ErrConflict) +
 			": a message with this id exists with different content"}, false
+	case errors.Is(err, storage.ErrSemanticUnavailable):
+		// The embedder's own error may name internal hosts: /healthz has it.
+		return &apiError{http.StatusServiceUnavailable, codeSemanticUnavailable,
+			"semantic search is unavailable now (the embedder does not answer, or has no vectors yet; see /healthz); lexical search still works"}, false
 	case errors.Is(err, storage.ErrEmbedderMismatch):
 		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "vector index belongs to another embedder; run `recalld reindex`"}, false
 	case errors.Is(err, context.DeadlineExceeded):

@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,20 +37,28 @@ const (
 
 // server holds what the HTTP handlers need. Handlers only decode, call and encode.
 type server struct {
+	// cfg is the configuration the server started with. Reloadable
+	// sections ([cognitive.historian], ...) are read per call from live.
 	cfg     Config
-	log     *slog.Logger
-	store   *storage.Store
-	tools   *queryapi.Service
-	agent   *agent.Agent
-	queue   *ingest.Queue
-	version string
-	e       *echo.Echo
+	live    *liveConfig
+	breaker *storeBreaker // around every route that uses the store
+	// degraded lists what was found wrong at start (an unreachable
+	// embedder, say); /healthz shows it.
+	degraded []string
+	log      *slog.Logger
+	store    *storage.Store
+	tools    *queryapi.Service
+	agent    *agent.Agent
+	queue    *ingest.Queue
+	version  string
+	e        *echo.Echo
 }
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
 	s := &server{cfg: cfg, log: log.With("component", "http"), store: store,
 		tools: queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK), agent: ag,
-		queue: ingest.NewQueue(store), version: version}
+		queue: ingest.NewQueue(store), version: version,
+		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log)}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -67,8 +76,9 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.GET("/readyz", s.readyz)
 
 	// Authentication is per route, not an echo.Group: a group's middleware
-	// turns every unmatched method into 404 instead of 405.
-	auth := s.authenticate
+	// turns every unmatched method into 404 instead of 405. Every
+	// authenticated route uses the store, so it runs behind the breaker.
+	auth := func(next echo.HandlerFunc) echo.HandlerFunc { return s.authenticate(s.breaker.guard(next)) }
 	e.POST("/messages", s.postMessages, auth)
 	e.GET("/messages", s.listMessages, auth)
 	e.DELETE("/messages/:id", s.deleteMessage, auth)
@@ -535,34 +545,96 @@ func (s *server) listJobs(c echo.Context) error {
 }
 
 type healthResponse struct {
+	// Status is ok, or degraded when Warnings says what is wrong.
 	Status   string `json:"status"`
 	Version  string `json:"version"`
 	Embedder string `json:"embedder"`
 	Dim      int    `json:"dim"`
-	Pending  int    `json:"pending"`
-	Auth     bool   `json:"auth"`
-	Brain    string `json:"brain"`
+	// Pending is the outbox backlog, -1 when the store does not answer.
+	Pending int    `json:"pending"`
+	Auth    bool   `json:"auth"`
+	Brain   string `json:"brain"`
+	// Semantic is ok, unavailable (the embedder fails: lexical-only until
+	// it answers) or off (no vectors for this embedder).
+	Semantic string `json:"semantic"`
+	// Unvectored counts messages that wait for their vector.
+	Unvectored int `json:"unvectored"`
+	// Store is the store circuit breaker's state: closed, open or half-open.
+	Store    string       `json:"store"`
+	Config   reloadStatus `json:"config"`
+	Warnings []string     `json:"warnings"`
 }
 
+// healthz reports liveness and every degradation. It answers 200 while the
+// process runs, also when the store or the embedder fails.
 func (s *server) healthz(c echo.Context) error {
-	st, err := s.store.Status(c.Request().Context())
-	if err != nil {
-		return err
+	h := healthResponse{
+		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), Pending: -1,
+		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
+		Config: s.live.status(), Warnings: slices.Clone(s.degraded),
 	}
-	return c.JSON(http.StatusOK, healthResponse{
-		Status: "ok", Version: s.version, Embedder: st.Embedder, Dim: st.Dim, Pending: st.Pending,
-		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(),
+	st, err := s.storeStatus(c.Request().Context())
+	switch {
+	case err != nil:
+		h.Warnings = append(h.Warnings, "the store does not answer: "+err.Error())
+	default:
+		h.Dim, h.Pending, h.Semantic, h.Unvectored = st.Dim, st.Pending, st.Semantic, st.Unvectored
+	}
+	switch h.Semantic {
+	case storage.SemanticUnavailable:
+		h.Warnings = append(h.Warnings, fmt.Sprintf("the embedder does not answer (%s): semantic search answers 503 semantic_unavailable, "+
+			"recall searches by words only, %d messages wait for vectors", st.EmbedderError, st.Unvectored))
+	case storage.SemanticOff:
+		h.Warnings = append(h.Warnings, "semantic search is off (no vectors for this embedder): lexical search only")
+	}
+	h.Store = s.breaker.State()
+	if h.Store != breakerClosed {
+		h.Warnings = append(h.Warnings, fmt.Sprintf("store circuit %s: store routes answer 503 store_unavailable", h.Store))
+	}
+	if h.Config.Error != "" {
+		h.Warnings = append(h.Warnings, "config file not applied (the running config stays): "+h.Config.Error)
+	}
+	if len(h.Config.RestartRequired) > 0 {
+		h.Warnings = append(h.Warnings, "config keys changed that take effect after a restart: "+strings.Join(h.Config.RestartRequired, ", "))
+	}
+	if len(h.Warnings) > 0 {
+		h.Status = "degraded"
+	} else {
+		h.Warnings = []string{}
+	}
+	return c.JSON(http.StatusOK, h)
+}
+
+// storeStatus reads the store's status while the store's circuit is closed.
+func (s *server) storeStatus(ctx context.Context) (st storage.IndexStatus, err error) {
+	err = s.breaker.check(func() (err error) {
+		st, err = s.store.Status(ctx)
+		return err
 	})
+	if errors.Is(err, errCircuit) {
+		return st, fmt.Errorf("store circuit %s", s.breaker.State())
+	}
+	return st, err
 }
 
 type readyResponse struct {
 	Status string `json:"status"`
+	// Store is the store circuit breaker's state after the check.
+	Store string `json:"store"`
 }
 
+// readyz answers 200 when the store's circuit is closed and the database
+// answers; 503 store_unavailable (with Retry-After) while the circuit is
+// open or half-open, 503 unavailable when the ping fails (which counts
+// towards opening the circuit; a successful ping is no probe).
 func (s *server) readyz(c echo.Context) error {
-	if err := s.store.Ping(c.Request().Context()); err != nil {
+	err := s.breaker.check(func() error { return s.store.Ping(c.Request().Context()) })
+	if errors.Is(err, errCircuit) {
+		return s.breaker.refused(c)
+	}
+	if err != nil {
 		s.log.Warn("not ready", "err", err)
 		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "database does not answer"}
 	}
-	return c.JSON(http.StatusOK, readyResponse{Status: "ready"})
+	return c.JSON(http.StatusOK, readyResponse{Status: "ready", Store: s.breaker.State()})
 }

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -30,14 +32,61 @@ func (a *app) newProcessor(cfg Config) (ingest.Processor, error) {
 	return ingest.NewHistorian(ingest.HistorianConfig{Location: loc, SourceMax: cfg.Cognitive.Historian.SourceMax}), nil
 }
 
-// startWorker runs the historian worker in the background. stop cancels it
-// and returns once it has finished the job in hand, so that serve can close
-// storage after it.
-func (a *app) startWorker(cfg Config, store *storage.Store, log *slog.Logger) (stop func(), err error) {
-	proc, err := a.newProcessor(cfg)
+// liveHistorian runs each job with the historian of the live
+// [cognitive.historian] section, rebuilt when a reload changed it, so that
+// its knobs take effect from the next job without a restart.
+type liveHistorian struct {
+	live  *liveConfig
+	build func(Config) (ingest.Processor, error)
+
+	mu   sync.Mutex
+	cfg  CognitiveHistorian // the section proc was built from
+	proc ingest.Processor
+}
+
+var _ ingest.Processor = (*liveHistorian)(nil)
+
+func newLiveHistorian(live *liveConfig, build func(Config) (ingest.Processor, error)) (*liveHistorian, error) {
+	h := &liveHistorian{live: live, build: build}
+	if _, err := h.current(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *liveHistorian) current() (ingest.Processor, error) {
+	cfg := h.live.Load()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.proc != nil && reflect.DeepEqual(h.cfg, cfg.Cognitive.Historian) {
+		return h.proc, nil
+	}
+	proc, err := h.build(*cfg)
 	if err != nil {
 		return nil, err
 	}
+	h.cfg, h.proc = cfg.Cognitive.Historian, proc
+	return proc, nil
+}
+
+// Process runs job with the current historian.
+func (h *liveHistorian) Process(ctx context.Context, job ingest.Job) (ingest.Result, error) {
+	proc, err := h.current()
+	if err != nil {
+		return ingest.Result{}, err
+	}
+	return proc.Process(ctx, job)
+}
+
+// startWorker runs the historian worker in the background, its store access
+// behind gate (nil: none). stop cancels it and returns once it has finished
+// the job in hand, so that serve can close storage after it.
+func (a *app) startWorker(live *liveConfig, store *storage.Store, gate ingest.Gate, log *slog.Logger) (stop func(), err error) {
+	proc, err := newLiveHistorian(live, a.newProcessor)
+	if err != nil {
+		return nil, err
+	}
+	cfg := live.Load()
 	q := cfg.Cognitive.Queue
 	w := ingest.NewWorker(store, proc, ingest.WorkerConfig{
 		Poll:           q.PollInterval.Duration,
@@ -46,6 +95,7 @@ func (a *app) startWorker(cfg Config, store *storage.Store, log *slog.Logger) (s
 		RetryBackoff:   q.RetryBackoff.Duration,
 		FailedMaxAge:   q.FailedMaxAge.Duration,
 		FailedMaxCount: q.FailedMaxCount,
+		Gate:           gate,
 		Logger:         log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())

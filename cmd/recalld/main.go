@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -194,12 +195,64 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bo
 	if err != nil {
 		return nil, err
 	}
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, Embedder: emb, AllowEmbedderChange: allowChange,
-		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
+	return openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, AllowEmbedderChange: allowChange})
+}
+
+func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, sc storage.Config) (*storage.Store, error) {
+	sc.Dir, sc.Logger, sc.EmbedderRetry = cfg.DataDir, log, cfg.Embedder.Retry.Duration
+	sc.ProfileRevisionKeep = cfg.Cognitive.Profile.RevisionKeep
+	store, err := storage.Open(ctx, sc)
 	if errors.Is(err, storage.ErrEmbedderMismatch) {
-		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, emb.Name())
+		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, sc.Embedder.Name())
 	}
 	return store, err
+}
+
+// openServeStore is openStore for serve, which starts without its embedder
+// rather than not at all: when the remote embedder does not answer the
+// dimension probe, the dimension the store recorded for the same model is
+// used (semantic search resumes once the embedder answers), and without one
+// the store opens lexical-only. degraded says what happened, "" when nothing did.
+func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *storage.Store, degraded string, err error) {
+	emb, err := newEmbedder(ctx, cfg.Embedder)
+	if err == nil || cfg.Embedder.Kind != "openai" || ctx.Err() != nil {
+		if err != nil {
+			return nil, "", err
+		}
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
+		return store, "", err
+	}
+	probeErr := err
+	q, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
+	if err != nil {
+		return nil, "", err
+	}
+	name, dim, err := q.RecordedEmbedder(ctx)
+	if err := errors.Join(err, q.Close()); err != nil {
+		return nil, "", err
+	}
+	want := "openai:" + cfg.Embedder.Model + ":"
+	switch {
+	case name != "" && (!strings.HasPrefix(name, want) || dim <= 0):
+		return nil, "", fmt.Errorf("%w (data dir %s holds vectors of %s; embedder openai:%s does not answer: %v)",
+			storage.ErrEmbedderMismatch, cfg.DataDir, name, cfg.Embedder.Model, probeErr)
+	case name != "":
+		ec := cfg.Embedder
+		ec.Dim = dim
+		if emb, err = newEmbedder(ctx, ec); err != nil {
+			return nil, "", err
+		}
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
+		degraded = fmt.Sprintf("the embedder did not answer at start (%v); semantic search resumes once it does", probeErr)
+		log.Warn("embedder unreachable at start: using the dimension the store recorded; lexical-only until it answers",
+			"embedder", name, "err", probeErr)
+		return store, degraded, err
+	}
+	store, err = openStoreWith(ctx, cfg, log, storage.Config{LexicalOnly: true})
+	degraded = fmt.Sprintf("the embedder openai:%s did not answer at start (%v) and its dimension is unknown: lexical-only until a restart reaches it "+
+		"(set embedder.dim to let it recover without a restart)", cfg.Embedder.Model, probeErr)
+	log.Warn("embedder unreachable at start and no dimension known: serving lexical-only", "model", cfg.Embedder.Model, "err", probeErr)
+	return store, degraded, err
 }
 
 func (a *app) serve(ctx context.Context, args []string) error {
@@ -215,7 +268,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("refusing to listen on %s without api_keys: configure keys or bind to loopback", cfg.Addr)
 	}
 	log.Info("starting", "version", version(), "config", cfg.redacted())
-	store, err := openStore(ctx, cfg, log, false)
+	store, degraded, err := openServeStore(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -224,6 +277,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return errors.Join(err, store.Close())
 	}
 	srv := newServer(cfg, log, store, ag, version())
+	if degraded != "" {
+		srv.degraded = append(srv.degraded, degraded)
+	}
 	hs := &http.Server{
 		Handler:           srv.e,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -239,11 +295,25 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
 	}
-	stopWorker, err := a.startWorker(cfg, store, log)
+	stopWorker, err := a.startWorker(srv.live, store, srv.breaker, log)
 	if err != nil {
 		return errors.Join(err, ln.Close(), store.Close())
 	}
-	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "embedder", store.Embedder().Name())
+	// Reloadable knobs follow the config file (and SIGHUP) from now on.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	wctx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		srv.live.watch(wctx, configPath(args, a.getenv), func() (Config, error) {
+			c, _, err := loadConfig("serve", args, a.getenv, io.Discard)
+			return c, err
+		}, hup)
+	}()
+	defer func() { stopWatch(); <-watched }()
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "embedder", store.EmbedderName())
 	if a.onListen != nil {
 		a.onListen(ln.Addr())
 	}
@@ -267,7 +337,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
 	stopWorker() // after HTTP, so no job is enqueued behind it; before storage closes
-	if err := store.Drain(sctx, nil); err != nil {
+	if err := store.Drain(sctx, nil); errors.Is(err, storage.ErrSemanticUnavailable) {
+		log.Warn("lexical index complete; messages without vectors get them once the embedder answers", "err", err)
+	} else if err != nil {
 		log.Warn("outbox not drained; it resumes on the next start", "err", err)
 	}
 	errs = append(errs, store.Close())

@@ -1,0 +1,133 @@
+//go:build linux
+
+package main
+
+import (
+	"net/http"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+// diskFull makes the store fail for real the way a full disk does: no file
+// of this process may grow past one byte (RLIMIT_FSIZE; SIGXFSZ ignored, so
+// writes fail with EFBIG), which no file permission can do for root. Reads
+// still work. The returned function lifts the limit; so does the cleanup.
+func diskFull(t *testing.T) (restore func()) {
+	t.Helper()
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Fatal(err)
+	}
+	signal.Ignore(syscall.SIGXFSZ)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1, Max: old.Max}); err != nil {
+		t.Skipf("cannot limit the file size: %v", err)
+	}
+	done := false
+	restore = func() {
+		if done {
+			return
+		}
+		done = true
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Fatal(err)
+		}
+		signal.Reset(syscall.SIGXFSZ)
+	}
+	t.Cleanup(restore)
+	return restore
+}
+
+// TestStoreCircuitBreaker: writes failing on a full disk open the store's
+// circuit; store routes then answer 503 store_unavailable with Retry-After
+// at once, /readyz and /healthz show it; after the open timeout a request
+// probes (half-open): failing, the circuit opens again; succeeding once the
+// disk has room, it closes. Client mistakes never trip it.
+func TestStoreCircuitBreaker(t *testing.T) {
+	ts := startServer(t, map[string]string{
+		"RECALLD_BREAKER_FAILURES":     "3",
+		"RECALLD_BREAKER_OPEN_TIMEOUT": "300ms",
+		"RECALLD_JOB_POLL_INTERVAL":    "1h", // the worker stays out of the probes
+	})
+	u := ts.as("qq:1")
+	n := 0
+	post := func() (int, []byte) {
+		n++
+		return u.raw("POST", "/messages", map[string]any{"messages": []map[string]any{
+			msgJSON("b"+strconv.Itoa(n), "user", "message number "+strconv.Itoa(n), n)}})
+	}
+	if status, body := post(); status != 200 {
+		t.Fatalf("post: %d %s", status, body)
+	}
+	ts.waitIndexed()
+	// Client mistakes and misses are no store failures.
+	for range 5 {
+		u.do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, 422, nil)
+		u.do("DELETE", "/messages/absent", nil, 404, nil)
+	}
+	if h := ts.health(); h.Store != breakerClosed {
+		t.Fatalf("client errors tripped the breaker: %+v", h)
+	}
+
+	restore := diskFull(t)
+	for i := range 3 {
+		status, body := post()
+		if status != http.StatusInternalServerError || errorCode(t, body) != codeInternal {
+			t.Fatalf("write %d on a full disk: %d %s", i, status, body)
+		}
+	}
+	// Open: every store route fails fast, reads too; /readyz and /healthz say so.
+	refused := func(method, path string, body any) {
+		t.Helper()
+		status, b := u.raw(method, path, body)
+		if status != http.StatusServiceUnavailable || errorCode(t, b) != codeStoreUnavailable {
+			t.Fatalf("%s %s with the circuit open: %d %s", method, path, status, b)
+		}
+	}
+	refused("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("x", "user", "x", 0)}})
+	refused("GET", "/messages", nil)
+	refused("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "message"})
+	resp, err := ts.hc.Get(ts.base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ra, _ := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != http.StatusServiceUnavailable || ra < 1 {
+		t.Fatalf("/readyz with the circuit open: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if h := ts.health(); h.Store != breakerOpen || h.Status != "degraded" || !hasWarning(h, "store_unavailable") {
+		t.Fatalf("health with the circuit open: %+v", h)
+	}
+	// No key, no store: authentication still comes first.
+	if status, _ := ts.as("").raw("GET", "/messages", nil); status != http.StatusBadRequest {
+		t.Fatalf("request without a user while open: %d", status)
+	}
+
+	// Half-open after the timeout; the probe fails on the still full disk.
+	waitFor(t, "the circuit half-opens", func() bool { return ts.health().Store == breakerHalfOpen })
+	if status, body := post(); status != http.StatusInternalServerError {
+		t.Fatalf("probe on a full disk: %d %s", status, body)
+	}
+	if h := ts.health(); h.Store != breakerOpen {
+		t.Fatalf("a failed probe left the circuit %s", h.Store)
+	}
+
+	restore()
+	waitFor(t, "the circuit half-opens again", func() bool { return ts.health().Store == breakerHalfOpen })
+	if status, body := post(); status != 200 {
+		t.Fatalf("probe with room on the disk: %d %s", status, body)
+	}
+	var ready readyResponse
+	ts.as("").do("GET", "/readyz", nil, 200, &ready)
+	if ready.Store != breakerClosed {
+		t.Fatalf("/readyz after recovery: %+v", ready)
+	}
+	var page queryapi.Page
+	u.do("GET", "/messages", nil, 200, &page)
+	if got := ids(page); len(got) != 2 || got[0] != "b1" || got[1] != "b"+strconv.Itoa(n) {
+		t.Fatalf("messages after the outage = %v, want b1 and b%d (nothing of the failed writes)", got, n)
+	}
+}
