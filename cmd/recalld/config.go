@@ -42,6 +42,8 @@ type Config struct {
 
 	// Cognitive configures the historian and its job queue (cognitive.go).
 	Cognitive CognitiveConfig `toml:"cognitive"`
+	// Models overrides [llm] for one task (cognitive.go).
+	Models ModelsConfig `toml:"models"`
 }
 
 // LLMConfig optionally lets a language model drive the recall agent: any
@@ -233,7 +235,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_LLM_URL", &cfg.LLM.BaseURL)
 	str("RECALLD_LLM_MODEL", &cfg.LLM.Model)
 	str("RECALLD_LLM_API_KEY", &cfg.LLM.APIKey)
-	errs = append(errs, cfg.Cognitive.applyEnv(getenv))
+	errs = append(errs, cfg.Cognitive.applyEnv(getenv), cfg.Models.applyEnv(getenv))
 	return errors.Join(errs...)
 }
 
@@ -264,7 +266,7 @@ func (c Config) validate() error {
 		}
 		seen[k.Key] = true
 	}
-	errs = append(errs, c.Cognitive.validate())
+	errs = append(errs, c.Cognitive.validate(), c.validateHistorian())
 	switch c.Embedder.Kind {
 	case "hash":
 		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {
@@ -322,6 +324,9 @@ func (c Config) redacted() Config {
 	}
 	if out.LLM.APIKey != "" {
 		out.LLM.APIKey = "***"
+	}
+	if out.Models.Historian.APIKey != "" {
+		out.Models.Historian.APIKey = "***"
 	}
 	return out
 }
