@@ -215,7 +215,7 @@ func (h *LLMHistorian) events(ctx context.Context, job Job) ([]storage.Event, er
 			log.Warn("historian model unreachable on the job's last attempt; the rules rewrite it", "err", err)
 			return h.merge(rw, fmt.Sprintf("the model was unreachable (%s)", clip(err.Error(), 200))), nil
 		}
-		calls, items, perr := h.parse(resp, todo)
+		calls, items, perr := h.parse(resp, todo, n)
 		if perr != nil {
 			malformed++
 			if malformed > malformedRetries {
@@ -284,10 +284,10 @@ func (h *LLMHistorian) merge(rw *rewriting, why string) []storage.Event {
 	return evs
 }
 
-// parse reads the model's rewrites of the observations in todo from resp.
+// parse reads the model's rewrites of the observations in todo (of n) from resp.
 // It returns the tool calls it read (to answer them) and an error saying
 // what makes the reply unusable.
-func (h *LLMHistorian) parse(resp *llms.ContentResponse, todo []int) ([]llms.ToolCall, []rewriteItem, error) {
+func (h *LLMHistorian) parse(resp *llms.ContentResponse, todo []int, n int) ([]llms.ToolCall, []rewriteItem, error) {
 	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return nil, nil, errors.New("no reply")
 	}
@@ -324,21 +324,29 @@ func (h *LLMHistorian) parse(resp *llms.ContentResponse, todo []int) ([]llms.Too
 	if len(errs) > 0 {
 		return calls, nil, errors.Join(errs...)
 	}
+	// Every observation asked for, once; one the model was not asked for
+	// again (it resent them all) is ignored.
 	var got []int
+	kept := items[:0:0]
 	for _, it := range items {
 		got = append(got, it.Index)
+		if it.Index >= 0 && it.Index < n && !slices.Contains(todo, it.Index) {
+			continue
+		}
 		if strings.TrimSpace(it.Text) == "" {
 			return calls, nil, fmt.Errorf("observation %d: empty text", it.Index)
 		}
+		it.Text = strings.TrimSpace(it.Text)
+		kept = append(kept, it)
 	}
-	sorted := slices.Sorted(slices.Values(got))
-	if !slices.Equal(sorted, todo) {
+	indexes := make([]int, len(kept))
+	for i, it := range kept {
+		indexes[i] = it.Index
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(indexes)), todo) {
 		return calls, nil, fmt.Errorf("want one entry for each of the observations %v, got the indexes %v", todo, got)
 	}
-	for i := range items {
-		items[i].Text = strings.TrimSpace(items[i].Text)
-	}
-	return calls, items, nil
+	return calls, kept, nil
 }
 
 // decode checks raw tool arguments against the schema and decodes them.
