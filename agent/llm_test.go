@@ -7,169 +7,27 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/llmtest"
 )
 
-// turn is one scripted reply of the fake chat server: an HTTP error, tool
-// calls, or a final message.
-type turn struct {
-	status  int           // non-zero: reply with this HTTP status
-	delay   time.Duration // sleep first (until the client gives up)
-	calls   []toolCall
-	content string
-}
+// The fake chat server is internal/llmtest; these names keep the tests short.
+type (
+	turn     = llmtest.Reply
+	toolCall = llmtest.Call
+	fakeLLM  = llmtest.Server
+)
 
-type toolCall struct{ name, args string }
+func call(name, args string) turn { return llmtest.ToolCall(name, args) }
+func say(content string) turn     { return llmtest.Say(content) }
+func text(content any) string     { return llmtest.Text(content) }
 
-func call(name, args string) turn { return turn{calls: []toolCall{{name, args}}} }
-func say(content string) turn     { return turn{content: content} }
-
-// chatReq is what the fake server reads from a chat-completions request.
-type chatReq struct {
-	Model       string   `json:"model"`
-	Temperature *float64 `json:"temperature"`
-	ToolChoice  any      `json:"tool_choice"`
-	Messages    []struct {
-		Role       string `json:"role"`
-		Content    any    `json:"content"`
-		ToolCallID string `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Type     string `json:"type"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	Tools []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name       string         `json:"name"`
-			Parameters map[string]any `json:"parameters"`
-		} `json:"function"`
-	} `json:"tools"`
-	auth string
-}
-
-// text flattens a message content (a string or a list of parts).
-func text(content any) string {
-	switch c := content.(type) {
-	case string:
-		return c
-	case []any:
-		var sb strings.Builder
-		for _, p := range c {
-			if m, ok := p.(map[string]any); ok {
-				s, _ := m["text"].(string)
-				sb.WriteString(s)
-			}
-		}
-		return sb.String()
-	}
-	return ""
-}
-
-// fakeLLM is a local server speaking the OpenAI chat-completions protocol
-// (POST /chat/completions), replying from a script and keeping the requests.
-type fakeLLM struct {
-	*httptest.Server
-	t      *testing.T
-	script []turn
-
-	mu   sync.Mutex
-	reqs []chatReq
-}
-
-func newFakeLLM(t *testing.T, script ...turn) *fakeLLM {
-	t.Helper()
-	f := &fakeLLM{t: t, script: script}
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeLLM) serve(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
-		f.t.Errorf("fake llm: %s %s", r.Method, r.URL.Path)
-		http.NotFound(w, r)
-		return
-	}
-	var req chatReq
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		f.t.Errorf("fake llm: request: %v", err)
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	req.auth = r.Header.Get("Authorization")
-	f.mu.Lock()
-	i := len(f.reqs)
-	f.reqs = append(f.reqs, req)
-	f.mu.Unlock()
-	if i >= len(f.script) {
-		f.t.Errorf("fake llm: request %d beyond the script", i+1)
-		http.Error(w, `{"error":{"message":"script exhausted"}}`, http.StatusInternalServerError)
-		return
-	}
-	s := f.script[i]
-	if s.delay > 0 {
-		select {
-		case <-time.After(s.delay):
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if s.status != 0 {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(s.status)
-		fmt.Fprintf(w, `{"error":{"message":"scripted %d","type":"scripted"}}`, s.status)
-		return
-	}
-	msg := map[string]any{"role": "assistant", "content": s.content}
-	finish := "stop"
-	if len(s.calls) > 0 {
-		var tcs []map[string]any
-		for j, c := range s.calls {
-			tcs = append(tcs, map[string]any{"id": fmt.Sprintf("call_%d_%d", i, j), "type": "function",
-				"function": map[string]any{"name": c.name, "arguments": c.args}})
-		}
-		msg["content"], msg["tool_calls"], finish = nil, tcs, "tool_calls"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": fmt.Sprintf("chatcmpl-%d", i), "object": "chat.completion", "created": 1, "model": req.Model,
-		"choices": []map[string]any{{"index": 0, "message": msg, "finish_reason": finish}},
-		"usage":   map[string]int{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-	})
-}
-
-func (f *fakeLLM) requests() []chatReq {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.reqs)
-}
-
-// toolResults returns what the model was told for each tool call, in order,
-// as the last request carried the whole conversation.
-func (f *fakeLLM) toolResults() []string {
-	reqs := f.requests()
-	if len(reqs) == 0 {
-		return nil
-	}
-	var out []string
-	for _, m := range reqs[len(reqs)-1].Messages {
-		if m.Role == "tool" {
-			out = append(out, text(m.Content))
-		}
-	}
-	return out
-}
+func newFakeLLM(t *testing.T, script ...turn) *fakeLLM { return llmtest.New(t, script...) }
 
 const fakeModel = "fake-model"
 
@@ -293,13 +151,13 @@ func TestLLMBrainToolLoop(t *testing.T) {
 		t.Errorf("traced tools (-want +got):\n%s", diff)
 	}
 
-	reqs := f.requests()
+	reqs := f.Requests()
 	if len(reqs) != 3 {
 		t.Fatalf("%d model requests, want 3", len(reqs))
 	}
 	first := reqs[0]
-	if first.Model != fakeModel || first.Temperature == nil || *first.Temperature != 0 || !strings.HasPrefix(first.auth, "Bearer ") || first.auth == "Bearer " {
-		t.Errorf("request: model %q, temperature %v, auth %q", first.Model, first.Temperature, first.auth)
+	if first.Model != fakeModel || first.Temperature == nil || *first.Temperature != 0 || !strings.HasPrefix(first.Auth, "Bearer ") || first.Auth == "Bearer " {
+		t.Errorf("request: model %q, temperature %v, auth %q", first.Model, first.Temperature, first.Auth)
 	}
 	sys := text(first.Messages[0].Content)
 	for _, s := range []string{"# Recall with evidence", "Answer format", "2026-11-22T12:00:00+08:00", "role=user"} {
@@ -342,7 +200,7 @@ func TestLLMBrainToolLoop(t *testing.T) {
 		second[3].Role != "tool" || second[3].ToolCallID != second[2].ToolCalls[0].ID || second[2].ToolCalls[0].Type != "function" {
 		t.Fatalf("second request messages = %+v", second)
 	}
-	results := f.toolResults()
+	results := f.ToolResults()
 	if len(results) != 2 || !strings.Contains(results[0], `"message_id":"d1"`) || strings.Contains(results[0], `"role":"assistant"`) ||
 		!strings.Contains(results[1], `"anchor":true`) || !strings.Contains(results[1], `"message_id":"d3"`) {
 		t.Errorf("tool results = %q", results)
@@ -372,7 +230,7 @@ func TestLLMBrainAnswerFormats(t *testing.T) {
 			}
 			check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"},
 				stop: "enough_evidence", brain: "llm:" + fakeModel})
-			if reqs := f.requests(); len(tt.answers) > 1 {
+			if reqs := f.Requests(); len(tt.answers) > 1 {
 				last := reqs[len(reqs)-1].Messages
 				if !strings.Contains(text(last[len(last)-1].Content), "Answer format") {
 					t.Errorf("retry did not ask for the JSON: %+v", last[len(last)-1])
@@ -402,7 +260,7 @@ func TestLLMBrainMalformedToolCalls(t *testing.T) {
 	if resp.Limits.ToolsCalled != 6 || resp.Limits.Rounds != 6 {
 		t.Errorf("limits = %+v", resp.Limits)
 	}
-	results := f.toolResults()
+	results := f.ToolResults()
 	if len(results) != 6 {
 		t.Fatalf("%d tool results, want 6: %q", len(results), results)
 	}
@@ -438,7 +296,7 @@ func TestLLMBrainIsolation(t *testing.T) {
 	f := newFakeLLM(t,
 		call("neighbors", `{"message_id":"x1","before":5,"after":5}`),
 		call("lexical_search", `{"query_text":"无辣不欢"}`),
-		turn{calls: []toolCall{{"semantic_search", `{"query_text":"超级喜欢吃辣"}`}, {"messages_list", `{"page_size":200}`}}},
+		turn{Calls: []toolCall{{Name: "semantic_search", Args: `{"query_text":"超级喜欢吃辣"}`}, {Name: "messages_list", Args: `{"page_size":200}`}}},
 		say(answerJSON("enough_evidence", item{"preferences", "喜欢吃辣", []string{"x1"}, "current"})),
 	)
 	resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我喜欢吃辣吗？"})
@@ -446,7 +304,7 @@ func TestLLMBrainIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, resp, want{cited: []string{}, stop: "no_evidence", brain: "llm:" + fakeModel, notes: []string{`dropped citation "x1"`}})
-	results := f.toolResults()
+	results := f.ToolResults()
 	if len(results) != 4 || results[0] != `{"error":"not found: no message with that id"}` {
 		t.Fatalf("tool results = %q", results)
 	}
@@ -476,7 +334,7 @@ func TestLLMBrainCallerWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, resp, want{cited: []string{"d9"}, statuses: map[string]string{"d9": "current"}, stop: "enough_evidence", brain: "llm:" + fakeModel})
-	results := f.toolResults()
+	results := f.ToolResults()
 	if len(results) != 2 || !strings.Contains(results[0], `"d9"`) || !strings.Contains(results[1], `"d10"`) {
 		t.Fatalf("tool results = %q", results)
 	}
@@ -506,7 +364,7 @@ func TestLLMBrainBudget(t *testing.T) {
 		}
 		check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"}, stop: "budget",
 			brain: "llm:" + fakeModel, notes: []string{"used up its search budget"}})
-		reqs := f.requests()
+		reqs := f.Requests()
 		last := reqs[len(reqs)-1]
 		if resp.Limits.Rounds != 2 || last.ToolChoice != "none" || !strings.Contains(text(last.Messages[len(last.Messages)-1].Content), "no more tool calls") {
 			t.Errorf("rounds %d, last request: tool_choice %v, %+v", resp.Limits.Rounds, last.ToolChoice, last.Messages[len(last.Messages)-1])
@@ -515,7 +373,7 @@ func TestLLMBrainBudget(t *testing.T) {
 	t.Run("tool calls", func(t *testing.T) {
 		many := turn{}
 		for range 45 {
-			many.calls = append(many.calls, toolCall{"lexical_search", `{"query_text":"花生"}`})
+			many.Calls = append(many.Calls, toolCall{Name: "lexical_search", Args: `{"query_text":"花生"}`})
 		}
 		f := newFakeLLM(t, many, say(answerJSON("enough_evidence", item{"constraints", "对花生过敏", []string{"d3"}, "current"})))
 		resp, err := llmAgent(t, f.URL).Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口？"})
@@ -523,7 +381,7 @@ func TestLLMBrainBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"}, stop: "enough_evidence", brain: "llm:" + fakeModel})
-		results := f.toolResults()
+		results := f.ToolResults()
 		if resp.Limits.ToolsCalled != 40 || len(results) != 45 || !strings.Contains(results[44], "budget spent") {
 			t.Errorf("tools called %d, %d results, last %s", resp.Limits.ToolsCalled, len(results), results[len(results)-1])
 		}
@@ -535,7 +393,7 @@ func TestLLMBrainBudget(t *testing.T) {
 func TestLLMBrainFallsBack(t *testing.T) {
 	spend := turn{}
 	for range 40 {
-		spend.calls = append(spend.calls, toolCall{"lexical_search", `{"query_text":"辣"}`})
+		spend.Calls = append(spend.Calls, toolCall{Name: "lexical_search", Args: `{"query_text":"辣"}`})
 	}
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
@@ -547,12 +405,12 @@ func TestLLMBrainFallsBack(t *testing.T) {
 		requests int
 		minTools int // limits.tools_called counts the model's calls too
 	}{
-		{name: "rate limited", script: []turn{{status: http.StatusTooManyRequests}}, requests: 1},
-		{name: "server error", script: []turn{{status: http.StatusBadGateway}}, requests: 1},
-		{name: "server error after tools", script: []turn{call("lexical_search", `{"query_text":"辣"}`), {status: 500}}, requests: 2},
-		{name: "tools spent then 429", script: []turn{spend, {status: 429}}, requests: 2, minTools: 41},
+		{name: "rate limited", script: []turn{{Status: http.StatusTooManyRequests}}, requests: 1},
+		{name: "server error", script: []turn{{Status: http.StatusBadGateway}}, requests: 1},
+		{name: "server error after tools", script: []turn{call("lexical_search", `{"query_text":"辣"}`), {Status: 500}}, requests: 2},
+		{name: "tools spent then 429", script: []turn{spend, {Status: 429}}, requests: 2, minTools: 41},
 		{name: "connection refused", url: closed.URL},
-		{name: "timeout", script: []turn{{delay: 5 * time.Second, content: answerJSON("enough_evidence")}}, budgetMS: 300, requests: 1},
+		{name: "timeout", script: []turn{{Delay: 5 * time.Second, Content: answerJSON("enough_evidence")}}, budgetMS: 300, requests: 1},
 		{name: "garbage twice", script: []turn{say("I think you like tea."), say("{really, tea}")}, requests: 2},
 		{name: "empty object twice", script: []turn{say("{}"), say("```json\n{}\n```")}, requests: 2},
 	}
@@ -576,7 +434,7 @@ func TestLLMBrainFallsBack(t *testing.T) {
 			if resp.Limits.ToolsCalled < tt.minTools {
 				t.Errorf("tools_called = %d, want at least %d", resp.Limits.ToolsCalled, tt.minTools)
 			}
-			if n := len(f.requests()); n != tt.requests {
+			if n := len(f.Requests()); n != tt.requests {
 				t.Errorf("%d model requests, want %d", n, tt.requests)
 			}
 			if tt.budgetMS > 0 && time.Since(start) > 2*time.Second {
@@ -603,8 +461,8 @@ func TestNewOpenAIModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, resp, want{cited: []string{}, stop: "no_evidence", brain: "llm:" + fakeModel})
-	reqs := f.requests()
-	if len(reqs) != 1 || reqs[0].Model != fakeModel || reqs[0].auth != "Bearer sk-test" {
+	reqs := f.Requests()
+	if len(reqs) != 1 || reqs[0].Model != fakeModel || reqs[0].Auth != "Bearer sk-test" {
 		t.Errorf("requests = %+v", reqs)
 	}
 	if got := agent.New(svc, mustSkill(t), agent.WithLLM(nil, "none")).Brain(); got != "offline" {

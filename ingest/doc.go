@@ -11,6 +11,11 @@
 // what the rules could not resolve, and makes one event per observation;
 // the worker stores the events in the transaction that completes the job.
 //
+// LLMHistorian is the other Processor behind the same seam: a language
+// model rewrites the observations through a tool call, the same gate checks
+// its output (relative words left, entity ids the source does not show),
+// and the rules take over whatever the model cannot deliver.
+//
 // It reads and writes through package storage only; it never opens SQLite
 // or Bleve itself.
 package ingest

@@ -3,7 +3,6 @@ package ingest
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/recalld/recalld/storage"
@@ -64,44 +63,44 @@ func (h *Historian) Process(ctx context.Context, job Job) (Result, error) {
 // Events returns the events of job's observations.
 func (h *Historian) Events(job Job) []storage.Event {
 	t := job.Turn
-	at := t.Timestamp.In(h.cfg.Location)
-	sc := scene{at: at, senderID: t.SenderID, senderName: t.SenderName}
+	sc := scene{at: t.Timestamp.In(h.cfg.Location), senderID: t.SenderID, senderName: t.SenderName}
+	mat := materialOf(t)
+	evs := make([]storage.Event, 0, len(t.Observations))
+	for i, obs := range t.Observations {
+		rw := absolutize(obs, sc)
+		v := verdict{leftovers: rw.leftovers, drift: mat.drift(textIDs(rw.text))}
+		evs = append(evs, h.event(job, i, rw.text, v))
+	}
+	return evs
+}
+
+// event is observation i of job rewritten to content, judged by v. Its id
+// derives from the job, the index and the perspective, so that storing it
+// twice stores it once.
+func (h *Historian) event(job Job, i int, content string, v verdict) storage.Event {
+	t := job.Turn
 	perspective := storage.PerspectiveSender
 	if t.RequestType == RequestGroup {
 		perspective = storage.PerspectiveGroup
 	}
-	source := truncate(t.SourceMessage, h.cfg.SourceMax)
-	evs := make([]storage.Event, 0, len(t.Observations))
-	for i, obs := range t.Observations {
-		rw := absolutize(obs, sc)
-		e := storage.Event{
-			ID:             fmt.Sprintf("%s:%d:%s", job.ID, i, perspective),
-			UserID:         job.UserID,
-			GroupID:        t.GroupID,
-			SenderID:       t.SenderID,
-			SenderName:     t.SenderName,
-			JobID:          job.ID,
-			Perspective:    perspective,
-			RequestType:    t.RequestType,
-			Content:        rw.text,
-			Original:       obs,
-			IsAbsolute:     len(rw.leftovers) == 0,
-			Timestamp:      t.Timestamp.UTC(),
-			TimestampLocal: at,
-			SourceMessage:  source,
-			SchemaVersion:  storage.EventSchemaVersion,
-		}
-		if len(rw.leftovers) > 0 {
-			e.Warning = "relative words left: " + strings.Join(rw.leftovers, ", ")
-			if t.Force {
-				// The bot vouched for the text: store it as absolute, say so.
-				e.IsAbsolute = true
-				e.Warning = "forced past the check; " + e.Warning
-			}
-		}
-		evs = append(evs, e)
+	e := storage.Event{
+		ID:             fmt.Sprintf("%s:%d:%s", job.ID, i, perspective),
+		UserID:         job.UserID,
+		GroupID:        t.GroupID,
+		SenderID:       t.SenderID,
+		SenderName:     t.SenderName,
+		JobID:          job.ID,
+		Perspective:    perspective,
+		RequestType:    t.RequestType,
+		Content:        content,
+		Original:       t.Observations[i],
+		Timestamp:      t.Timestamp.UTC(),
+		TimestampLocal: t.Timestamp.In(h.cfg.Location),
+		SourceMessage:  truncate(t.SourceMessage, h.cfg.SourceMax),
+		SchemaVersion:  storage.EventSchemaVersion,
 	}
-	return evs
+	e.IsAbsolute, e.Warning = v.outcome(t.Force)
+	return e
 }
 
 // truncate keeps the first max characters of s.

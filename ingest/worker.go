@@ -15,6 +15,9 @@ import (
 type Job struct {
 	storage.Job
 	Turn TurnEnd
+	// Final reports that this attempt is the job's last: if it fails, the
+	// job stays failed. A processor may then prefer a degraded result.
+	Final bool
 }
 
 // Result is what processing a job produced. The worker stores it in the
@@ -228,7 +231,7 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	log := w.log.With("job", claimed.ID, "attempt", claimed.Attempts)
-	job := Job{Job: claimed}
+	job := Job{Job: claimed, Final: claimed.Attempts >= w.cfg.MaxRetries+1}
 	var (
 		res  Result
 		perr error

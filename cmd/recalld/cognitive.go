@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 	_ "time/tzdata" // the historian's time zone must load on hosts without a zoneinfo database
 
+	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -123,10 +125,81 @@ type CognitiveQueue struct {
 
 // CognitiveHistorian is [cognitive.historian].
 type CognitiveHistorian struct {
+	// Mode chooses the historian: "offline" (rules, the default) or "llm"
+	// (a language model at [models.historian] over [llm], with the rules
+	// as its fallback).
+	Mode string `toml:"mode"`
 	// TimeZone resolves relative times in observations ("yesterday" is a date there).
 	TimeZone string `toml:"timezone"`
 	// SourceMax is how many characters of the source message an event keeps.
 	SourceMax int `toml:"source_max"`
+	// RewriteMaxRetry is how many times the LLM historian sends rewrites its
+	// gate rejects back to the model, naming the offending words.
+	RewriteMaxRetry int `toml:"rewrite_max_retry"`
+}
+
+// Historian modes.
+const (
+	historianOffline = "offline"
+	historianLLM     = "llm"
+)
+
+// ModelsConfig is [models.*]: the model of one task, where it differs from
+// [llm]. Only the historian has one.
+type ModelsConfig struct {
+	Historian ModelConfig `toml:"historian"`
+}
+
+// ModelConfig is one [models.*] section. Empty fields take [llm]'s.
+type ModelConfig struct {
+	BaseURL string `toml:"base_url"`
+	Model   string `toml:"model"`
+	APIKey  string `toml:"api_key"`
+	// Timeout bounds each call (default 60s).
+	Timeout duration `toml:"timeout"`
+}
+
+// applyEnv overrides m with the RECALLD_HISTORIAN_LLM_* variables that are set.
+func (m *ModelsConfig) applyEnv(getenv func(string) string) error {
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"RECALLD_HISTORIAN_LLM_URL", &m.Historian.BaseURL}, {"RECALLD_HISTORIAN_LLM_MODEL", &m.Historian.Model},
+		{"RECALLD_HISTORIAN_LLM_API_KEY", &m.Historian.APIKey}} {
+		if v := getenv(f.key); v != "" {
+			*f.dst = v
+		}
+	}
+	return nil
+}
+
+// historianModel is the endpoint of the LLM historian: [models.historian],
+// each empty field taken from [llm].
+func (c Config) historianModel() ModelConfig {
+	m := c.Models.Historian
+	m.BaseURL = cmp.Or(m.BaseURL, c.LLM.BaseURL)
+	m.Model = cmp.Or(m.Model, c.LLM.Model)
+	m.APIKey = cmp.Or(m.APIKey, c.LLM.APIKey)
+	return m
+}
+
+// validateHistorian checks what the historian's mode needs: the llm mode
+// a model, and model calls that fit in a job's lease.
+func (c Config) validateHistorian() error {
+	h := c.Cognitive.Historian
+	if h.Mode != historianLLM {
+		return nil
+	}
+	m := c.historianModel()
+	if m.Model == "" {
+		return errors.New(`cognitive.historian.mode "llm" needs a model: set [models.historian] model or [llm] model (env RECALLD_HISTORIAN_LLM_MODEL or RECALLD_LLM_MODEL), and base_url unless it is OpenAI`)
+	}
+	calls := time.Duration(2 + h.RewriteMaxRetry)
+	if t := cmp.Or(m.Timeout.Duration, time.Minute); t*calls >= c.Cognitive.Queue.StaleJobTimeout.Duration {
+		return fmt.Errorf("models.historian.timeout %s × %d calls (2 + rewrite_max_retry) must stay below cognitive.queue.stale_job_timeout %s, or a slow job would run twice",
+			t, calls, c.Cognitive.Queue.StaleJobTimeout)
+	}
+	return nil
 }
 
 // CognitiveProfile is [cognitive.profile], the profiles the historian keeps.
@@ -154,9 +227,10 @@ func defaultCognitive() CognitiveConfig {
 			FailedMaxAge:    duration{30 * 24 * time.Hour},
 			FailedMaxCount:  500,
 		},
-		Historian: CognitiveHistorian{TimeZone: "Asia/Shanghai", SourceMax: 800},
-		Query:     defaultCognitiveQuery(),
-		Profile:   CognitiveProfile{ProfileTopK: 8, RevisionKeep: 5},
+		Historian: CognitiveHistorian{Mode: historianOffline, TimeZone: "Asia/Shanghai", SourceMax: 800,
+			RewriteMaxRetry: ingest.DefaultRewriteMaxRetry},
+		Query:   defaultCognitiveQuery(),
+		Profile: CognitiveProfile{ProfileTopK: 8, RevisionKeep: 5},
 	}
 }
 
@@ -196,6 +270,16 @@ func (c *CognitiveConfig) applyEnv(getenv func(string) string) error {
 		c.Historian.TimeZone = v
 	}
 	errs = append(errs, c.Query.applyEnv(getenv))
+	if v := getenv("RECALLD_HISTORIAN_MODE"); v != "" {
+		c.Historian.Mode = v
+	}
+	if v := getenv("RECALLD_REWRITE_MAX_RETRY"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("RECALLD_REWRITE_MAX_RETRY: %q is not a number", v))
+		}
+		c.Historian.RewriteMaxRetry = n
+	}
 	return errors.Join(errs...)
 }
 
@@ -226,5 +310,11 @@ func (c CognitiveConfig) validate() error {
 		errs = append(errs, fmt.Errorf("cognitive.historian.source_max %d must be positive", c.Historian.SourceMax))
 	}
 	errs = append(errs, c.Query.validate())
+	if c.Historian.Mode != historianOffline && c.Historian.Mode != historianLLM {
+		errs = append(errs, fmt.Errorf("cognitive.historian.mode %q: want offline or llm", c.Historian.Mode))
+	}
+	if c.Historian.RewriteMaxRetry < 0 || c.Historian.RewriteMaxRetry > 10 {
+		errs = append(errs, fmt.Errorf("cognitive.historian.rewrite_max_retry %d: want 0..10", c.Historian.RewriteMaxRetry))
+	}
 	return errors.Join(errs...)
 }

@@ -45,6 +45,9 @@ type Config struct {
 
 	// Breaker is the circuit breaker around the store (breaker.go).
 	Breaker BreakerConfig `toml:"breaker"`
+
+	// Models overrides [llm] for one task (cognitive.go).
+	Models ModelsConfig `toml:"models"`
 }
 
 // BreakerConfig is [breaker]: after Failures store failures in a row the
@@ -260,7 +263,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_LLM_URL", &cfg.LLM.BaseURL)
 	str("RECALLD_LLM_MODEL", &cfg.LLM.Model)
 	str("RECALLD_LLM_API_KEY", &cfg.LLM.APIKey)
-	errs = append(errs, cfg.Cognitive.applyEnv(getenv))
+	errs = append(errs, cfg.Cognitive.applyEnv(getenv), cfg.Models.applyEnv(getenv))
 	return errors.Join(errs...)
 }
 
@@ -291,7 +294,7 @@ func (c Config) validate() error {
 		}
 		seen[k.Key] = true
 	}
-	errs = append(errs, c.Cognitive.validate())
+	errs = append(errs, c.Cognitive.validate(), c.validateHistorian())
 	if c.Breaker.Failures < 1 || c.Breaker.HalfOpenRequests < 1 || c.Breaker.OpenTimeout.Duration <= 0 {
 		errs = append(errs, errors.New("breaker: failures and half_open_requests must be at least 1, open_timeout positive"))
 	}
@@ -355,6 +358,9 @@ func (c Config) redacted() Config {
 	}
 	if out.LLM.APIKey != "" {
 		out.LLM.APIKey = "***"
+	}
+	if out.Models.Historian.APIKey != "" {
+		out.Models.Historian.APIKey = "***"
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,21 +16,41 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/storage"
 )
 
-// newProcessor is the historian the worker runs: the offline one unless a
-// test put another in a.processor.
-func (a *app) newProcessor(cfg Config) (ingest.Processor, error) {
+// newProcessor is the historian the worker runs: the one of
+// cognitive.historian.mode, unless a test put another in a.processor.
+func (a *app) newProcessor(cfg Config, log *slog.Logger) (ingest.Processor, error) {
 	if a.processor != nil {
 		return a.processor, nil
 	}
-	loc, err := time.LoadLocation(cfg.Cognitive.Historian.TimeZone)
+	h := cfg.Cognitive.Historian
+	loc, err := time.LoadLocation(h.TimeZone)
 	if err != nil {
 		return nil, fmt.Errorf("cognitive.historian.timezone: %w", err)
 	}
-	return ingest.NewHistorian(ingest.HistorianConfig{Location: loc, SourceMax: cfg.Cognitive.Historian.SourceMax}), nil
+	rules := ingest.HistorianConfig{Location: loc, SourceMax: h.SourceMax}
+	if h.Mode != historianLLM {
+		log.Info("historian", "mode", historianOffline, "timezone", h.TimeZone)
+		return ingest.NewHistorian(rules), nil
+	}
+	m := cfg.historianModel()
+	model, err := agent.NewOpenAIModel(cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL), m.APIKey, m.Model, nil)
+	if err != nil {
+		return nil, fmt.Errorf("historian model: %w", err)
+	}
+	log.Info("historian", "mode", historianLLM, "model", m.Model, "base_url", cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL),
+		"rewrite_max_retry", h.RewriteMaxRetry, "timezone", h.TimeZone)
+	return ingest.NewLLMHistorian(model, ingest.LLMHistorianConfig{
+		HistorianConfig: rules,
+		ModelName:       m.Model,
+		RewriteMaxRetry: h.RewriteMaxRetry,
+		CallTimeout:     m.Timeout.Duration,
+		Logger:          log,
+	}), nil
 }
 
 // liveHistorian runs each job with the historian of the live
@@ -82,7 +103,7 @@ func (h *liveHistorian) Process(ctx context.Context, job ingest.Job) (ingest.Res
 // behind gate (nil: none). stop cancels it and returns once it has finished
 // the job in hand, so that serve can close storage after it.
 func (a *app) startWorker(live *liveConfig, store *storage.Store, gate ingest.Gate, log *slog.Logger) (stop func(), err error) {
-	proc, err := newLiveHistorian(live, a.newProcessor)
+	proc, err := newLiveHistorian(live, func(c Config) (ingest.Processor, error) { return a.newProcessor(c, log) })
 	if err != nil {
 		return nil, err
 	}
