@@ -45,7 +45,7 @@ type searchEventsResponse struct {
 
 // eventSearchConfig is the [cognitive.query] knobs in force, read at call time.
 func (s *server) eventSearchConfig() queryapi.EventSearchConfig {
-	return s.cfg.Cognitive.Query.events()
+	return s.live.Load().Cognitive.Query.events()
 }
 
 func (s *server) searchEvents(c echo.Context) error {

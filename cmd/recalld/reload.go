@@ -23,6 +23,7 @@ import (
 // Consumers of a reloadable section read it per call from liveConfig.Load.
 func applyReloadable(dst *Config, src Config) {
 	dst.Cognitive.Historian = src.Cognitive.Historian
+	dst.Cognitive.Query = src.Cognitive.Query
 }
 
 // reloadDebounce lets an editor finish writing (or renaming) before the
