@@ -1,0 +1,55 @@
+package uselite
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func randSlice(r *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = r.Float32()*2 - 1
+	}
+	return s
+}
+
+// TestMatmul compares the packed kernel with a naive triple loop, for row
+// counts that exercise the 4-row blocks and the remainder.
+func TestMatmul(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, rows := range []int{1, 3, 4, 5, 9} {
+		k, n := 24, 32
+		a, w, bias := randSlice(r, rows*k), randSlice(r, k*n), randSlice(r, n)
+		for _, relu := range []bool{false, true} {
+			got := make([]float32, rows*n)
+			matmul(got, a, rows, packMatrix(w, k, n), bias, relu)
+			for i := range rows {
+				for j := range n {
+					var want float64
+					for kk := range k {
+						want += float64(a[i*k+kk]) * float64(w[kk*n+j])
+					}
+					want += float64(bias[j])
+					if relu {
+						want = max(want, 0)
+					}
+					if d := math.Abs(want - float64(got[i*n+j])); d > 1e-5 {
+						t.Fatalf("rows %d relu %v: out[%d][%d] = %v, want %v", rows, relu, i, j, got[i*n+j], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkMatmul(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rows, k, n := 36, 512, 1536
+	a, w := randSlice(r, rows*k), packMatrix(randSlice(r, k*n), k, n)
+	out := make([]float32, rows*n)
+	b.SetBytes(int64(rows * k * n)) // "bytes" = multiply-adds
+	for b.Loop() {
+		matmul(out, a, rows, w, nil, false)
+	}
+}
