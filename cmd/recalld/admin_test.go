@@ -88,7 +88,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"missing file", []string{"-config", "/nonexistent/recalld.toml"}, nil, "no such file"},
 		{"bad env number", nil, map[string]string{"RECALLD_BODY_LIMIT": "lots"}, "not a number"},
 		{"short key", nil, map[string]string{"RECALLD_API_KEYS": "short"}, "at least 16"},
-		{"bad embedder", []string{"-embedder", "magic"}, nil, "want hash or openai"},
+		{"bad embedder", []string{"-embedder", "magic"}, nil, "want use, hash or openai"},
 		{"openai without model", []string{"-embedder", "openai"}, nil, "model is required"},
 		{"bad level", []string{"-log-level", "loud"}, nil, "log_level"},
 		{"unknown flag", []string{"-nope"}, nil, "not defined"},

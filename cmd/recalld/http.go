@@ -44,6 +44,9 @@ type server struct {
 	queue   *ingest.Queue
 	version string
 	e       *echo.Echo
+	// embedderFallback is why the configured embedder could not be used
+	// (the hashing embedder serves instead), or "".
+	embedderFallback string
 }
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
@@ -534,10 +537,12 @@ type healthResponse struct {
 	Status   string `json:"status"`
 	Version  string `json:"version"`
 	Embedder string `json:"embedder"`
-	Dim      int    `json:"dim"`
-	Pending  int    `json:"pending"`
-	Auth     bool   `json:"auth"`
-	Brain    string `json:"brain"`
+	// EmbedderFallback says why the configured embedder is not the one in use.
+	EmbedderFallback string `json:"embedder_fallback,omitempty"`
+	Dim              int    `json:"dim"`
+	Pending          int    `json:"pending"`
+	Auth             bool   `json:"auth"`
+	Brain            string `json:"brain"`
 }
 
 func (s *server) healthz(c echo.Context) error {
@@ -546,7 +551,7 @@ func (s *server) healthz(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, healthResponse{
-		Status: "ok", Version: s.version, Embedder: st.Embedder, Dim: st.Dim, Pending: st.Pending,
+		Status: "ok", Version: s.version, Embedder: st.Embedder, EmbedderFallback: s.embedderFallback, Dim: st.Dim, Pending: st.Pending,
 		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(),
 	})
 }

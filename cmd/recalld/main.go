@@ -24,6 +24,7 @@ import (
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
 	"github.com/recalld/recalld/storage/embed"
+	"github.com/recalld/recalld/storage/embed/uselite"
 )
 
 const usage = `recalld: an evidence-backed memory service for chat bots
@@ -144,16 +145,36 @@ func version() string {
 	return "dev-" + rev
 }
 
-// newEmbedder builds the configured embedder.
-func newEmbedder(ctx context.Context, cfg EmbedderConfig) (embed.Embedder, error) {
+// newEmbedder builds the configured embedder. For kind "use" it loads
+// USE-Lite from cfg.ModelDir; when the files are missing or corrupt it logs
+// why and returns the hashing embedder, with the reason as fallback (shown
+// by /healthz). It never fails for that.
+func newEmbedder(ctx context.Context, cfg EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
 	switch cfg.Kind {
 	case "openai":
-		return embed.NewOpenAI(ctx, embed.OpenAIConfig{
+		emb, err = embed.NewOpenAI(ctx, embed.OpenAIConfig{
 			BaseURL: cfg.BaseURL, Token: cfg.APIKey, Model: cfg.Model, Dim: cfg.Dim,
 			BatchSize: cfg.BatchSize, Timeout: cfg.Timeout.Duration,
 		})
+		return emb, "", err
+	case "use":
+		start := time.Now()
+		m, err := uselite.Load(cfg.ModelDir)
+		if err != nil {
+			fallback = fmt.Sprintf("USE-Lite not loaded, hashing only: %v (run scripts/fetch-models.sh)", err)
+			log.Warn("embedder: USE-Lite model not loaded; semantic search uses the hashing embedder alone",
+				"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
+			return embed.NewHashing(cfg.Dim), fallback, nil
+		}
+		c, err := embed.NewComposite(uselite.NewEncoder(m, uselite.Options{}), embed.NewHashing(cfg.Dim), cfg.UseWeight)
+		if err != nil {
+			return nil, "", err
+		}
+		log.Info("embedder: USE-Lite loaded", "model_dir", cfg.ModelDir, "name", c.Name(),
+			"kernel", uselite.Kernel(), "load_ms", time.Since(start).Milliseconds())
+		return c, "", nil
 	default:
-		return embed.NewHashing(cfg.Dim), nil
+		return embed.NewHashing(cfg.Dim), "", nil
 	}
 }
 
@@ -180,16 +201,17 @@ func newAgent(store *storage.Store, log *slog.Logger, llm LLMConfig) (*agent.Age
 }
 
 // openStore opens the store of cfg with its embedder.
-func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (*storage.Store, error) {
-	emb, err := newEmbedder(ctx, cfg.Embedder)
+// fallback is why the configured embedder was replaced by hashing, or "".
+func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (store *storage.Store, fallback string, err error) {
+	emb, fallback, err := newEmbedder(ctx, cfg.Embedder, log)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, Embedder: emb, AllowEmbedderChange: allowChange, Logger: log})
+	store, err = storage.Open(ctx, storage.Config{Dir: cfg.DataDir, Embedder: emb, AllowEmbedderChange: allowChange, Logger: log})
 	if errors.Is(err, storage.ErrEmbedderMismatch) {
-		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, emb.Name())
+		return nil, "", fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, emb.Name())
 	}
-	return store, err
+	return store, fallback, err
 }
 
 func (a *app) serve(ctx context.Context, args []string) error {
@@ -205,7 +227,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("refusing to listen on %s without api_keys: configure keys or bind to loopback", cfg.Addr)
 	}
 	log.Info("starting", "version", version(), "config", cfg.redacted())
-	store, err := openStore(ctx, cfg, log, false)
+	store, fallback, err := openStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
 	}
@@ -214,6 +236,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return errors.Join(err, store.Close())
 	}
 	srv := newServer(cfg, log, store, ag, version())
+	srv.embedderFallback = fallback
 	hs := &http.Server{
 		Handler:           srv.e,
 		ReadHeaderTimeout: 10 * time.Second,
