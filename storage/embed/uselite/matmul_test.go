@@ -14,28 +14,45 @@ func randSlice(r *rand.Rand, n int) []float32 {
 	return s
 }
 
-// TestMatmul compares the packed kernel with a naive triple loop, for row
-// counts that exercise the 4-row blocks and the remainder.
+// TestMatmul compares both kernels (the SIMD one is the scalar one in a
+// build without GOEXPERIMENT=simd) and matmul's bias and relu epilogue with
+// a naive triple loop, for row counts that exercise the 4-row blocks and the
+// remainder.
 func TestMatmul(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, rows := range []int{1, 3, 4, 5, 9} {
-		k, n := 24, 32
-		a, w, bias := randSlice(r, rows*k), randSlice(r, k*n), randSlice(r, n)
-		for _, relu := range []bool{false, true} {
-			got := make([]float32, rows*n)
-			matmul(got, a, rows, packMatrix(w, k, n), bias, relu)
-			for i := range rows {
-				for j := range n {
-					var want float64
-					for kk := range k {
-						want += float64(a[i*k+kk]) * float64(w[kk*n+j])
-					}
-					want += float64(bias[j])
-					if relu {
-						want = max(want, 0)
-					}
-					if d := math.Abs(want - float64(got[i*n+j])); d > 1e-5 {
-						t.Fatalf("rows %d relu %v: out[%d][%d] = %v, want %v", rows, relu, i, j, got[i*n+j], want)
+	type kernel func(out, a []float32, rows int, m matrix, bias []float32, relu bool)
+	bare := func(k func(out, a []float32, rows int, m matrix)) kernel {
+		return func(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
+			k(out, a, rows, m)
+			for i := range out {
+				out[i] += bias[i%m.n]
+				if relu {
+					out[i] = max(out[i], 0)
+				}
+			}
+		}
+	}
+	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": bare(matmulSIMD), "matmul": matmul}
+	for name, kern := range kernels {
+		for _, rows := range []int{1, 3, 4, 5, 9} {
+			k, n := 24, 32
+			a, w, bias := randSlice(r, rows*k), randSlice(r, k*n), randSlice(r, n)
+			for _, relu := range []bool{false, true} {
+				got := make([]float32, rows*n)
+				kern(got, a, rows, packMatrix(w, k, n), bias, relu)
+				for i := range rows {
+					for j := range n {
+						var want float64
+						for kk := range k {
+							want += float64(a[i*k+kk]) * float64(w[kk*n+j])
+						}
+						want += float64(bias[j])
+						if relu {
+							want = max(want, 0)
+						}
+						if d := math.Abs(want - float64(got[i*n+j])); d > 1e-5 {
+							t.Fatalf("%s rows %d relu %v: out[%d][%d] = %v, want %v", name, rows, relu, i, j, got[i*n+j], want)
+						}
 					}
 				}
 			}
