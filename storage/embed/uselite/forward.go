@@ -157,13 +157,9 @@ func attention(out, qkv []float32, T, dAtt, heads int, qScale float32, scores []
 			q := qkv[t*stride+off : t*stride+off+depth]
 			mx := float32(math.Inf(-1))
 			for u := range T {
-				k := qkv[u*stride+dAtt+off : u*stride+dAtt+off+depth]
-				var dot float32
-				for j, kv := range k {
-					dot += q[j] * kv
-				}
-				scores[u] = dot
-				mx = max(mx, dot)
+				d := dot(q, qkv[u*stride+dAtt+off:u*stride+dAtt+off+depth])
+				scores[u] = d
+				mx = max(mx, d)
 			}
 			var sum float64
 			for u, sc := range scores {
@@ -175,11 +171,7 @@ func attention(out, qkv []float32, T, dAtt, heads int, qScale float32, scores []
 			clear(o)
 			inv := float32(1 / sum)
 			for u, p := range scores {
-				p *= inv
-				v := qkv[u*stride+2*dAtt+off : u*stride+2*dAtt+off+depth]
-				for j, vv := range v {
-					o[j] += p * vv
-				}
+				axpy(o, qkv[u*stride+2*dAtt+off:u*stride+2*dAtt+off+depth], p*inv)
 			}
 		}
 	}

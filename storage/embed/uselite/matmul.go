@@ -31,15 +31,20 @@ func matmul(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
 	_ = a[rows*m.k-1]
 	_ = out[rows*m.n-1]
 	if useSIMD {
-		matmulSIMD(out, a, rows, m)
-	} else {
-		matmulScalar(out, a, rows, m)
+		matmulSIMD(out, a, rows, m, bias, relu)
+		return
 	}
+	matmulScalar(out, a, rows, m)
+	epilogue(out, rows, m.n, bias, relu)
+}
+
+// epilogue adds bias (if not nil) to each row of out and applies relu if asked.
+func epilogue(out []float32, rows, n int, bias []float32, relu bool) {
 	if bias == nil && !relu {
 		return
 	}
 	for i := range rows {
-		row := out[i*m.n : (i+1)*m.n]
+		row := out[i*n : (i+1)*n]
 		if bias != nil {
 			for j, b := range bias[:len(row)] {
 				row[j] += b
@@ -124,4 +129,20 @@ func matmulScalar(out, a []float32, rows int, m matrix) {
 func store4(dst []float32, c0, c1, c2, c3 float32) {
 	dst = dst[:4:4]
 	dst[0], dst[1], dst[2], dst[3] = c0, c1, c2, c3
+}
+
+func dotScalar(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s float32
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+func axpyScalar(dst, x []float32, alpha float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] += alpha * v
+	}
 }

@@ -32,7 +32,7 @@ func TestMatmul(t *testing.T) {
 			}
 		}
 	}
-	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": bare(matmulSIMD), "matmul": matmul}
+	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": matmulSIMD, "matmul": matmul}
 	for name, kern := range kernels {
 		for _, rows := range []int{1, 3, 4, 5, 9} {
 			k, n := 24, 32
@@ -68,5 +68,27 @@ func BenchmarkMatmul(b *testing.B) {
 	b.SetBytes(int64(rows * k * n)) // "bytes" = multiply-adds
 	for b.Loop() {
 		matmul(out, a, rows, w, nil, false)
+	}
+}
+
+// TestDotAxpy checks the attention helpers on SIMD-sized and odd lengths.
+func TestDotAxpy(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{8, 64, 128, 7} {
+		a, b := randSlice(r, n), randSlice(r, n)
+		var want float64
+		for i := range a {
+			want += float64(a[i]) * float64(b[i])
+		}
+		if got := dot(a, b); math.Abs(float64(got)-want) > 1e-5 {
+			t.Errorf("dot n=%d = %v, want %v", n, got, want)
+		}
+		dst := append([]float32(nil), a...)
+		axpy(dst, b, 0.5)
+		for i := range dst {
+			if w := a[i] + 0.5*b[i]; math.Abs(float64(dst[i]-w)) > 1e-6 {
+				t.Fatalf("axpy n=%d [%d] = %v, want %v", n, i, dst[i], w)
+			}
+		}
 	}
 }
