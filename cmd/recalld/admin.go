@@ -69,7 +69,7 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 		in = f
 	}
 	log := newLogger(cfg, a.stderr)
-	store, err := openStore(ctx, cfg, log, false)
+	store, _, err := openStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (a *app) reindex(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: reindex takes no arguments", errUsage)
 	}
 	log := newLogger(cfg, a.stderr)
-	store, err := openStore(ctx, cfg, log, true)
+	store, _, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		return err
 	}

@@ -43,19 +43,22 @@ dim = 512
 			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9000", "debug"
 			c.ShutdownTimeout = duration{5 * time.Second}
 			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
-			c.Embedder.Dim = 512
+			c.Embedder.Kind, c.Embedder.Dim = "hash", 512
 		}},
 		{"env over file", []string{"-config=" + file}, map[string]string{"RECALLD_ADDR": "127.0.0.1:9100", "RECALLD_EMBEDDER_DIM": "256"}, func(c *Config) {
 			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9100", "debug"
 			c.ShutdownTimeout = duration{5 * time.Second}
 			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
-			c.Embedder.Dim = 256
+			c.Embedder.Kind, c.Embedder.Dim = "hash", 256
 		}},
 		{"flag over env", []string{"-addr", "127.0.0.1:9200"}, map[string]string{"RECALLD_ADDR": "127.0.0.1:9100", "RECALLD_CONFIG": file}, func(c *Config) {
 			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9200", "debug"
 			c.ShutdownTimeout = duration{5 * time.Second}
 			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
-			c.Embedder.Dim = 512
+			c.Embedder.Kind, c.Embedder.Dim = "hash", 512
+		}},
+		{"use model dir and weight", []string{"-embedder-model-dir", "/opt/use"}, map[string]string{"RECALLD_EMBEDDER_MODEL_DIR": "/env/use"}, func(c *Config) {
+			c.Embedder.ModelDir = "/opt/use"
 		}},
 		{"env keys", nil, map[string]string{"RECALLD_API_KEYS": "k-aaaaaaaaaaaaaaaa=qq:, k-bbbbbbbbbbbbbbbb"}, func(c *Config) {
 			c.APIKeys = []APIKey{{Name: "env-1", Key: "k-aaaaaaaaaaaaaaaa", UserPrefix: "qq:"}, {Name: "env-2", Key: "k-bbbbbbbbbbbbbbbb"}}
@@ -88,8 +91,9 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"missing file", []string{"-config", "/nonexistent/recalld.toml"}, nil, "no such file"},
 		{"bad env number", nil, map[string]string{"RECALLD_BODY_LIMIT": "lots"}, "not a number"},
 		{"short key", nil, map[string]string{"RECALLD_API_KEYS": "short"}, "at least 16"},
-		{"bad embedder", []string{"-embedder", "magic"}, nil, "want hash or openai"},
+		{"bad embedder", []string{"-embedder", "magic"}, nil, "want use, hash or openai"},
 		{"openai without model", []string{"-embedder", "openai"}, nil, "model is required"},
+		{"use weight out of range", []string{"-config", writeFile(t, "w.toml", "[embedder]\nuse_weight = 1.5\n")}, nil, "use_weight"},
 		{"bad level", []string{"-log-level", "loud"}, nil, "log_level"},
 		{"unknown flag", []string{"-nope"}, nil, "not defined"},
 	}

@@ -39,7 +39,18 @@ type CognitiveQuery struct {
 	MinSimilarity float64 `toml:"time_decay_min_similarity"`
 	// CandidateMultiplier: each ranking contributes top_k × it candidates to the rerank.
 	CandidateMultiplier int `toml:"rerank_candidate_multiplier"`
+	// RecentMemosInjectK is how many of the latest memos /context injects.
+	RecentMemosInjectK int `toml:"recent_end_summaries_inject_k"`
+	// ContextLineMax cuts each line of the /context block to this many characters.
+	ContextLineMax int `toml:"context_line_max"`
 }
+
+// Defaults of the /context knobs.
+const (
+	defaultRecentMemosInjectK = 5
+	defaultContextLineMax     = 240
+	maxRecentMemosInjectK     = 50
+)
 
 // events returns the knobs as queryapi takes them.
 func (q CognitiveQuery) events() queryapi.EventSearchConfig {
@@ -57,6 +68,7 @@ func defaultCognitiveQuery() CognitiveQuery {
 		AutoTopK: d.AutoTopK, ToolDefaultTopK: d.ToolDefaultTopK,
 		HalfLifeAutoDays: d.HalfLifeAuto.Hours() / 24, HalfLifeToolDays: d.HalfLifeTool.Hours() / 24,
 		Boost: d.Boost, MinSimilarity: d.MinSimilarity, CandidateMultiplier: d.CandidateMultiplier,
+		RecentMemosInjectK: defaultRecentMemosInjectK, ContextLineMax: defaultContextLineMax,
 	}
 }
 
@@ -88,6 +100,8 @@ func (q *CognitiveQuery) applyEnv(getenv func(string) string) error {
 	num("RECALLD_QUERY_DECAY_BOOST", &q.Boost)
 	num("RECALLD_QUERY_DECAY_MIN_SIMILARITY", &q.MinSimilarity)
 	integer("RECALLD_QUERY_CANDIDATE_MULTIPLIER", &q.CandidateMultiplier)
+	integer("RECALLD_QUERY_MEMOS_INJECT_K", &q.RecentMemosInjectK)
+	integer("RECALLD_QUERY_CONTEXT_LINE_MAX", &q.ContextLineMax)
 	return errors.Join(errs...)
 }
 
@@ -96,6 +110,12 @@ func (q CognitiveQuery) validate() error {
 		if !(d > 0 && d <= maxHalfLifeDays) { // NaN fails too
 			return fmt.Errorf("cognitive.query: half-lives must be more than 0 and at most %d days", maxHalfLifeDays)
 		}
+	}
+	if q.RecentMemosInjectK < 0 || q.RecentMemosInjectK > maxRecentMemosInjectK {
+		return fmt.Errorf("cognitive.query: recent_end_summaries_inject_k %d must be in 0..%d", q.RecentMemosInjectK, maxRecentMemosInjectK)
+	}
+	if q.ContextLineMax < 20 || q.ContextLineMax > 4000 {
+		return fmt.Errorf("cognitive.query: context_line_max %d must be in 20..4000", q.ContextLineMax)
 	}
 	if err := q.events().Validate(); err != nil {
 		return fmt.Errorf("cognitive.query: %w", err)

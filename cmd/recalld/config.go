@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/recalld/recalld/storage/embed"
 )
 
 // Config is the effective configuration of one recalld command. Values come
@@ -78,10 +80,18 @@ type APIKey struct {
 	UserPrefix string `toml:"user_prefix"`
 }
 
-// EmbedderConfig chooses the embedder: "hash" (built in, offline) or
-// "openai" (any OpenAI-compatible endpoint: OpenAI, Ollama, vLLM, TEI).
+// EmbedderConfig chooses the embedder: "use" (the default: Universal
+// Sentence Encoder Lite from ModelDir plus the hashing embedder, offline),
+// "hash" (hashing alone, built in) or "openai" (any OpenAI-compatible
+// endpoint: OpenAI, Ollama, vLLM, TEI). Without readable model files "use"
+// falls back to "hash" and says so in the log and /healthz.
 type EmbedderConfig struct {
-	Kind      string   `toml:"kind"`
+	Kind string `toml:"kind"`
+	// ModelDir holds the USE-Lite files (scripts/fetch-models.sh).
+	ModelDir string `toml:"model_dir"`
+	// UseWeight is the share of the composite similarity given to USE-Lite
+	// (0 < w < 1); the rest goes to the hashing part.
+	UseWeight float64  `toml:"use_weight"`
 	Dim       int      `toml:"dim"`
 	BaseURL   string   `toml:"base_url"`
 	Model     string   `toml:"model"`
@@ -95,7 +105,7 @@ type EmbedderConfig struct {
 }
 
 // DefaultConfig is the embedded default: data under ./data, loopback only,
-// the offline hashing embedder.
+// the offline USE-Lite + hashing embedder.
 func DefaultConfig() Config {
 	return Config{
 		DataDir:         "./data",
@@ -107,9 +117,10 @@ func DefaultConfig() Config {
 		WriteTimeout:    duration{60 * time.Second},
 		RequestTimeout:  duration{30 * time.Second},
 		ShutdownTimeout: duration{30 * time.Second},
-		Embedder:        EmbedderConfig{Kind: "hash", Retry: duration{30 * time.Second}},
-		Cognitive:       defaultCognitive(),
-		Breaker:         BreakerConfig{Failures: 5, OpenTimeout: duration{10 * time.Second}, HalfOpenRequests: 1},
+		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
+			Retry: duration{30 * time.Second}},
+		Cognitive: defaultCognitive(),
+		Breaker:   BreakerConfig{Failures: 5, OpenTimeout: duration{10 * time.Second}, HalfOpenRequests: 1},
 	}
 }
 
@@ -164,7 +175,8 @@ func loadConfig(name string, args []string, getenv func(string) string, stderr i
 	fs.StringVar(&cfg.DataDir, "data", cfg.DataDir, "data directory (env RECALLD_DATA_DIR)")
 	fs.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error (env RECALLD_LOG_LEVEL)")
 	fs.BoolVar(&cfg.LogJSON, "log-json", cfg.LogJSON, "log JSON lines instead of text (env RECALLD_LOG_JSON)")
-	fs.StringVar(&cfg.Embedder.Kind, "embedder", cfg.Embedder.Kind, "hash or openai (env RECALLD_EMBEDDER)")
+	fs.StringVar(&cfg.Embedder.Kind, "embedder", cfg.Embedder.Kind, "use, hash or openai (env RECALLD_EMBEDDER)")
+	fs.StringVar(&cfg.Embedder.ModelDir, "embedder-model-dir", cfg.Embedder.ModelDir, "USE-Lite model files for embedder use (env RECALLD_EMBEDDER_MODEL_DIR)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
 	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
@@ -253,6 +265,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 	}
 	str("RECALLD_EMBEDDER", &cfg.Embedder.Kind)
+	str("RECALLD_EMBEDDER_MODEL_DIR", &cfg.Embedder.ModelDir)
 	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)
@@ -302,7 +315,10 @@ func (c Config) validate() error {
 		errs = append(errs, fmt.Errorf("embedder.retry %s must be positive", c.Embedder.Retry))
 	}
 	switch c.Embedder.Kind {
-	case "hash":
+	case "use", "hash":
+		if c.Embedder.Kind == "use" && !(c.Embedder.UseWeight > 0 && c.Embedder.UseWeight < 1) {
+			errs = append(errs, fmt.Errorf("embedder.use_weight %v: want a value between 0 and 1", c.Embedder.UseWeight))
+		}
 		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {
 			errs = append(errs, fmt.Errorf("embedder.dim %d: the hashing embedder takes 64..8192", c.Embedder.Dim))
 		}
@@ -311,7 +327,7 @@ func (c Config) validate() error {
 			errs = append(errs, errors.New("embedder.model is required for kind openai"))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("embedder.kind %q: want hash or openai", c.Embedder.Kind))
+		errs = append(errs, fmt.Errorf("embedder.kind %q: want use, hash or openai", c.Embedder.Kind))
 	}
 	return errors.Join(errs...)
 }

@@ -47,7 +47,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		ec.DataDir = cfg.DataDir
 	}
 	if cfg.Embedder.Kind != "hash" || cfg.Embedder.Dim != 0 {
-		if ec.Embedder, err = newEmbedder(ctx, cfg.Embedder); err != nil {
+		if ec.Embedder, _, err = newEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
 			return err
 		}
 	}

@@ -52,6 +52,9 @@ type server struct {
 	queue    *ingest.Queue
 	version  string
 	e        *echo.Echo
+	// embedderFallback is why the configured embedder could not be used
+	// (the hashing embedder serves instead), or "".
+	embedderFallback string
 }
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
@@ -90,6 +93,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.POST("/turns/end", s.endTurn, auth)
 	e.GET("/jobs", s.listJobs, auth)
 	s.registerEventRoutes(e, auth)
+	s.registerContextRoutes(e, auth)
 	s.profileRoutes(e, auth)
 	s.registerMemories(e, auth)
 	s.e = e
@@ -549,7 +553,9 @@ type healthResponse struct {
 	Status   string `json:"status"`
 	Version  string `json:"version"`
 	Embedder string `json:"embedder"`
-	Dim      int    `json:"dim"`
+	// EmbedderFallback says why the configured embedder is not the one in use.
+	EmbedderFallback string `json:"embedder_fallback,omitempty"`
+	Dim              int    `json:"dim"`
 	// Pending is the outbox backlog, -1 when the store does not answer.
 	Pending int    `json:"pending"`
 	Auth    bool   `json:"auth"`
@@ -569,7 +575,7 @@ type healthResponse struct {
 // process runs, also when the store or the embedder fails.
 func (s *server) healthz(c echo.Context) error {
 	h := healthResponse{
-		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), Pending: -1,
+		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), EmbedderFallback: s.embedderFallback, Pending: -1,
 		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
 		Config: s.live.status(), Warnings: slices.Clone(s.degraded),
 	}

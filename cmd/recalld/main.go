@@ -25,6 +25,7 @@ import (
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
 	"github.com/recalld/recalld/storage/embed"
+	"github.com/recalld/recalld/storage/embed/uselite"
 )
 
 const usage = `recalld: an evidence-backed memory service for chat bots
@@ -154,16 +155,36 @@ func version() string {
 	return "dev-" + rev
 }
 
-// newEmbedder builds the configured embedder.
-func newEmbedder(ctx context.Context, cfg EmbedderConfig) (embed.Embedder, error) {
+// newEmbedder builds the configured embedder. For kind "use" it loads
+// USE-Lite from cfg.ModelDir; when the files are missing or corrupt it logs
+// why and returns the hashing embedder, with the reason as fallback (shown
+// by /healthz). It never fails for that.
+func newEmbedder(ctx context.Context, cfg EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
 	switch cfg.Kind {
 	case "openai":
-		return embed.NewOpenAI(ctx, embed.OpenAIConfig{
+		emb, err = embed.NewOpenAI(ctx, embed.OpenAIConfig{
 			BaseURL: cfg.BaseURL, Token: cfg.APIKey, Model: cfg.Model, Dim: cfg.Dim,
 			BatchSize: cfg.BatchSize, Timeout: cfg.Timeout.Duration,
 		})
+		return emb, "", err
+	case "use":
+		start := time.Now()
+		m, err := uselite.Load(cfg.ModelDir)
+		if err != nil {
+			fallback = fmt.Sprintf("USE-Lite not loaded, hashing only: %v (run scripts/fetch-models.sh)", err)
+			log.Warn("embedder: USE-Lite model not loaded; semantic search uses the hashing embedder alone",
+				"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
+			return embed.NewHashing(cfg.Dim), fallback, nil
+		}
+		c, err := embed.NewComposite(uselite.NewEncoder(m, uselite.Options{}), embed.NewHashing(cfg.Dim), cfg.UseWeight)
+		if err != nil {
+			return nil, "", err
+		}
+		log.Info("embedder: USE-Lite loaded", "model_dir", cfg.ModelDir, "name", c.Name(),
+			"kernel", uselite.Kernel(), "load_ms", time.Since(start).Milliseconds())
+		return c, "", nil
 	default:
-		return embed.NewHashing(cfg.Dim), nil
+		return embed.NewHashing(cfg.Dim), "", nil
 	}
 }
 
@@ -190,12 +211,14 @@ func newAgent(store *storage.Store, log *slog.Logger, llm LLMConfig) (*agent.Age
 }
 
 // openStore opens the store of cfg with its embedder.
-func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (*storage.Store, error) {
-	emb, err := newEmbedder(ctx, cfg.Embedder)
+// fallback is why the configured embedder was replaced by hashing, or "".
+func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (store *storage.Store, fallback string, err error) {
+	emb, fallback, err := newEmbedder(ctx, cfg.Embedder, log)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, AllowEmbedderChange: allowChange})
+	store, err = openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, AllowEmbedderChange: allowChange})
+	return store, fallback, err
 }
 
 func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, sc storage.Config) (*storage.Store, error) {
@@ -212,15 +235,16 @@ func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, sc storage
 // rather than not at all: when the remote embedder does not answer the
 // dimension probe, the dimension the store recorded for the same model is
 // used (semantic search resumes once the embedder answers), and without one
-// the store opens lexical-only. degraded says what happened, "" when nothing did.
+// the store opens lexical-only. degraded says what happened, "" when nothing
+// did; for a USE-Lite model that did not load it is the fallback to hashing.
 func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *storage.Store, degraded string, err error) {
-	emb, err := newEmbedder(ctx, cfg.Embedder)
+	emb, fallback, err := newEmbedder(ctx, cfg.Embedder, log)
 	if err == nil || cfg.Embedder.Kind != "openai" || ctx.Err() != nil {
 		if err != nil {
 			return nil, "", err
 		}
 		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
-		return store, "", err
+		return store, fallback, err
 	}
 	probeErr := err
 	q, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
@@ -239,7 +263,7 @@ func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *s
 	case name != "":
 		ec := cfg.Embedder
 		ec.Dim = dim
-		if emb, err = newEmbedder(ctx, ec); err != nil {
+		if emb, _, err = newEmbedder(ctx, ec, log); err != nil {
 			return nil, "", err
 		}
 		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
@@ -279,6 +303,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	srv := newServer(cfg, log, store, ag, version())
 	if degraded != "" {
 		srv.degraded = append(srv.degraded, degraded)
+	}
+	if cfg.Embedder.Kind == "use" {
+		srv.embedderFallback = degraded
 	}
 	hs := &http.Server{
 		Handler:           srv.e,

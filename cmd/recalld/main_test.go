@@ -54,6 +54,21 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 	return startServerWith(t, nil, env, args...)
 }
 
+// testEnv is the environment of a test server: env, with the hashing
+// embedder unless env names one (the tests that need USE-Lite say so, and
+// the model is not where the default model_dir points from this package).
+func testEnv(env map[string]string) func(string) string {
+	return func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		if k == "RECALLD_EMBEDDER" {
+			return "hash"
+		}
+		return ""
+	}
+}
+
 // startServerWith is startServer with setup applied to the app first (to
 // replace the historian, say).
 func startServerWith(t testing.TB, setup func(*app), env map[string]string, args ...string) *testServer {
@@ -69,7 +84,7 @@ func startServerWith(t testing.TB, setup func(*app), env map[string]string, args
 	addr := make(chan net.Addr, 1)
 	logs := &syncBuffer{}
 	a := &app{
-		getenv:   func(k string) string { return env[k] },
+		getenv:   testEnv(env),
 		stdin:    strings.NewReader(""),
 		stdout:   io.Discard,
 		stderr:   logs,

@@ -33,7 +33,7 @@ func (a *app) recallCmd(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: recall needs -user and a question", errUsage)
 	}
 	log := newLogger(cfg, a.stderr)
-	store, err := openStore(ctx, cfg, log, false)
+	store, _, err := openStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
 	}

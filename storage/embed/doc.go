@@ -1,12 +1,15 @@
 // Package embed holds the embedder seam of recalld: the Embedder interface
 // that turns chat text into unit-length vectors, the optional TermWeighter
-// interface for query-side corpus weighting, and two implementations.
+// interface for query-side corpus weighting, and its implementations.
 //
 // Hashing is the built-in, dependency-free embedder. It hashes word and
 // character n-grams of Chinese, English and mixed text into a fixed number of
 // buckets, so it needs no model download and gives the same vector for the
 // same text on every machine. OpenAI talks to any OpenAI-compatible
 // embeddings endpoint (OpenAI, Ollama's /v1, vLLM, TEI) through langchaingo.
+// Composite joins a local sentence encoder (the Universal Sentence Encoder
+// Lite of package uselite, the default of recalld serve) with Hashing in one
+// vector, so meaning and exact words both count.
 //
 // # Where idf lives
 //

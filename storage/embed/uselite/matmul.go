@@ -1,0 +1,148 @@
+package uselite
+
+// nr is the width of a weight panel: packMatrix stores a K×N matrix as N/nr
+// panels of K×nr values, so the kernels read weights sequentially.
+const nr = 16
+
+// matrix is a K×N float32 weight matrix packed in panels of nr columns.
+type matrix struct {
+	k, n int
+	p    []float32
+}
+
+// packMatrix packs the row-major K×N matrix w; N must be a multiple of nr.
+func packMatrix(w []float32, k, n int) matrix {
+	m := matrix{k: k, n: n, p: make([]float32, k*n)}
+	for j0 := 0; j0 < n; j0 += nr {
+		panel := m.p[j0*k : (j0+nr)*k]
+		for kk := 0; kk < k; kk++ {
+			copy(panel[kk*nr:kk*nr+nr], w[kk*n+j0:kk*n+j0+nr])
+		}
+	}
+	return m
+}
+
+// matmul sets out (rows×m.n, row-major) to a (rows×m.k) times m plus bias
+// (if not nil), then applies relu if asked. a and out must not overlap.
+func matmul(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
+	if rows == 0 {
+		return
+	}
+	_ = a[rows*m.k-1]
+	_ = out[rows*m.n-1]
+	if useSIMD {
+		matmulSIMD(out, a, rows, m, bias, relu)
+		return
+	}
+	matmulScalar(out, a, rows, m)
+	epilogue(out, rows, m.n, bias, relu)
+}
+
+// epilogue adds bias (if not nil) to each row of out and applies relu if asked.
+func epilogue(out []float32, rows, n int, bias []float32, relu bool) {
+	if bias == nil && !relu {
+		return
+	}
+	for i := range rows {
+		row := out[i*n : (i+1)*n]
+		if bias != nil {
+			for j, b := range bias[:len(row)] {
+				row[j] += b
+			}
+		}
+		if relu {
+			for j, x := range row {
+				row[j] = max(x, 0)
+			}
+		}
+	}
+}
+
+// matmulScalar is the portable kernel: blocks of 4 rows × 4 columns kept in
+// registers while k runs.
+func matmulScalar(out, a []float32, rows int, m matrix) {
+	k, n := m.k, m.n
+	i := 0
+	for ; i+4 <= rows; i += 4 {
+		a0 := a[i*k : i*k+k]
+		a1 := a[(i+1)*k : (i+1)*k+k]
+		a2 := a[(i+2)*k : (i+2)*k+k]
+		a3 := a[(i+3)*k : (i+3)*k+k]
+		for j0 := 0; j0 < n; j0 += nr {
+			panel := m.p[j0*k : (j0+nr)*k]
+			for c := 0; c < nr; c += 4 {
+				var c00, c01, c02, c03 float32
+				var c10, c11, c12, c13 float32
+				var c20, c21, c22, c23 float32
+				var c30, c31, c32, c33 float32
+				for kk := range a0 {
+					b := panel[kk*nr+c : kk*nr+c+4 : kk*nr+c+4]
+					b0, b1, b2, b3 := b[0], b[1], b[2], b[3]
+					x := a0[kk]
+					c00 += x * b0
+					c01 += x * b1
+					c02 += x * b2
+					c03 += x * b3
+					x = a1[kk]
+					c10 += x * b0
+					c11 += x * b1
+					c12 += x * b2
+					c13 += x * b3
+					x = a2[kk]
+					c20 += x * b0
+					c21 += x * b1
+					c22 += x * b2
+					c23 += x * b3
+					x = a3[kk]
+					c30 += x * b0
+					c31 += x * b1
+					c32 += x * b2
+					c33 += x * b3
+				}
+				j := j0 + c
+				store4(out[i*n+j:], c00, c01, c02, c03)
+				store4(out[(i+1)*n+j:], c10, c11, c12, c13)
+				store4(out[(i+2)*n+j:], c20, c21, c22, c23)
+				store4(out[(i+3)*n+j:], c30, c31, c32, c33)
+			}
+		}
+	}
+	for ; i < rows; i++ {
+		a0 := a[i*k : i*k+k]
+		for j0 := 0; j0 < n; j0 += nr {
+			panel := m.p[j0*k : (j0+nr)*k]
+			for c := 0; c < nr; c += 4 {
+				var c0, c1, c2, c3 float32
+				for kk, x := range a0 {
+					b := panel[kk*nr+c : kk*nr+c+4 : kk*nr+c+4]
+					c0 += x * b[0]
+					c1 += x * b[1]
+					c2 += x * b[2]
+					c3 += x * b[3]
+				}
+				store4(out[i*n+j0+c:], c0, c1, c2, c3)
+			}
+		}
+	}
+}
+
+func store4(dst []float32, c0, c1, c2, c3 float32) {
+	dst = dst[:4:4]
+	dst[0], dst[1], dst[2], dst[3] = c0, c1, c2, c3
+}
+
+func dotScalar(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s float32
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+func axpyScalar(dst, x []float32, alpha float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] += alpha * v
+	}
+}

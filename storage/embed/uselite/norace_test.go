@@ -1,0 +1,5 @@
+//go:build !race
+
+package uselite
+
+const raceEnabled = false
