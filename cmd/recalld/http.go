@@ -60,7 +60,8 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 		tools: newQueryService(store, cfg), agent: ag,
 		queue: ingest.NewQueue(store), version: version,
 		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log)}
-	s.mcp = newMCPTools(s.tools, ag, s.eventSearchConfig, log, cfg.RequestTimeout.Duration, version)
+	s.mcp = newMCPTools(mcpConfig{Tools: s.tools, Agent: ag, Events: s.eventSearchConfig, Gate: s.breaker, Log: log,
+		Timeout: cfg.RequestTimeout.Duration, Version: version})
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -94,7 +95,9 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	s.registerEventRoutes(e, auth)
 	s.profileRoutes(e, auth)
 	s.registerMemories(e, auth)
-	e.POST("/mcp", s.serveMCP, auth)
+	// MCP tool calls ask the breaker themselves: a POST may be a handshake
+	// that touches no store, or a tool call that fails inside a 200.
+	e.POST("/mcp", s.serveMCP, s.authenticate)
 	s.e = e
 	return s
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -37,17 +38,25 @@ search_events searches the events the historian wrote from the bot's observation
 Profiles (get_profile, search_profiles) are what the memory knows about a person or a group chat the user's bot met: name, tags, traits and a summary.
 Pinned memories (memory_add, memory_list, memory_update, memory_delete) are a few high-value facts about the user, always injected into the bot's context: pin only what must never be forgotten.`
 
+// mcpConfig is what the MCP tools run on.
+type mcpConfig struct {
+	Tools *queryapi.Service
+	Agent *agent.Agent
+	// Events is the [cognitive.query] configuration in force.
+	Events func() queryapi.EventSearchConfig
+	// Gate, if set, is the store's circuit breaker: every tool call asks it
+	// first and reports its outcome, as the HTTP routes do.
+	Gate ingest.Gate
+	Log  *slog.Logger
+	// Timeout bounds one tool call (0: none).
+	Timeout time.Duration
+	Version string
+}
+
 // mcpTools builds MCP servers bound to one user over the query tools and
 // the recall agent; one serves every request.
 type mcpTools struct {
-	tools   *queryapi.Service
-	agent   *agent.Agent
-	log     *slog.Logger
-	version string
-	// timeout bounds one tool call (0: none).
-	timeout time.Duration
-	// events is the [cognitive.query] configuration in force.
-	events func() queryapi.EventSearchConfig
+	mcpConfig
 	// cache keeps reflected and resolved schemas across the servers built.
 	cache *mcp.SchemaCache
 	specs []mcpToolSpec
@@ -69,9 +78,9 @@ type mcpToolSpec struct {
 	add  func(s *mcp.Server, t *mcp.Tool, q *queryapi.Tools)
 }
 
-func newMCPTools(tools *queryapi.Service, ag *agent.Agent, events func() queryapi.EventSearchConfig, log *slog.Logger, timeout time.Duration, version string) *mcpTools {
-	m := &mcpTools{tools: tools, agent: ag, events: events, log: log.With("component", "mcp"), version: version, timeout: timeout,
-		cache: mcp.NewSchemaCache(), bound: map[string]*mcp.Server{}}
+func newMCPTools(c mcpConfig) *mcpTools {
+	c.Log = c.Log.With("component", "mcp")
+	m := &mcpTools{mcpConfig: c, cache: mcp.NewSchemaCache(), bound: map[string]*mcp.Server{}}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
 	m.specs = []mcpToolSpec{
 		mcpTool(m, "recall", "Answer a question about the user's past with an evidence-backed memory view: "+
@@ -80,7 +89,7 @@ func newMCPTools(tools *queryapi.Service, ag *agent.Agent, events func() queryap
 			"An empty view with limits.stop_reason no_evidence means nothing supports an answer.",
 			readOnly, recallOutputSchema(),
 			func(ctx context.Context, q *queryapi.Tools, in agent.Request) (*agent.Response, error) {
-				return m.agent.RecallBound(ctx, q, in)
+				return m.Agent.RecallBound(ctx, q, in)
 			}),
 		mcpTool(m, "messages_list", "List the user's messages in time order, optionally within a time window, for one role or conversation. Page with next_cursor.",
 			readOnly, nil,
@@ -124,19 +133,51 @@ func mcpTool[In, Out any](m *mcpTools, name, desc string, ann *mcp.ToolAnnotatio
 	}
 	return mcpToolSpec{tool: tool, add: func(s *mcp.Server, t *mcp.Tool, q *queryapi.Tools) {
 		mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-			if m.timeout > 0 {
+			if m.Timeout > 0 {
 				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, m.timeout)
+				ctx, cancel = context.WithTimeout(ctx, m.Timeout)
 				defer cancel()
 			}
-			res, err := fn(ctx, q, in)
-			if err != nil {
+			var res Out
+			err := gated(m.Gate, func() (err error) {
+				res, err = fn(ctx, q, in)
+				return err
+			})
+			switch {
+			case errors.Is(err, errStoreRefused):
+				return nil, res, err
+			case err != nil:
 				var none Out
 				return nil, none, m.toolError(name, err)
 			}
 			return nil, res, nil
 		})
 	}}
+}
+
+// errStoreRefused is a tool call the store's circuit breaker did not let through.
+var errStoreRefused = errors.New(codeStoreUnavailable + ": the store is failing; calls are refused until a probe succeeds, retry shortly")
+
+// gated runs fn through the store's circuit breaker gate, if any, as the
+// routes' guard does: refused while the circuit is open, outcome reported.
+func gated(gate ingest.Gate, fn func() error) error {
+	if gate == nil {
+		return fn()
+	}
+	done, err := gate.Allow()
+	if err != nil {
+		return errStoreRefused
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			done(errHandlerPanicked) // a half-open probe must not stay taken
+		}
+	}()
+	err = fn()
+	finished = true
+	done(err)
+	return err
 }
 
 // mustSchema converts a schema map to the SDK's type once, so that the
@@ -177,11 +218,11 @@ func recallOutputSchema() *jsonschema.Schema {
 
 // server returns an MCP server whose tools act for user only.
 func (m *mcpTools) server(user string) (*mcp.Server, error) {
-	q, err := m.tools.Bind(user)
+	q, err := m.Tools.Bind(user)
 	if err != nil {
 		return nil, err
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "recalld", Title: "recalld memory", Version: m.version}, &mcp.ServerOptions{
+	s := mcp.NewServer(&mcp.Implementation{Name: "recalld", Title: "recalld memory", Version: m.Version}, &mcp.ServerOptions{
 		Instructions: mcpInstructions,
 		// The tool list never changes, and the server sends no log messages.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
@@ -217,7 +258,7 @@ func (m *mcpTools) serverFor(user string) (*mcp.Server, error) {
 func (m *mcpTools) toolError(tool string, err error) error {
 	ae, internal := toAPIError(err)
 	if internal {
-		m.log.Error("tool failed", "tool", tool, "err", err)
+		m.Log.Error("tool failed", "tool", tool, "err", err)
 	}
 	return fmt.Errorf("%s: %s", ae.Code, ae.Message)
 }
@@ -345,7 +386,8 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 		return errors.Join(err, store.Close())
 	}
 	events := func() queryapi.EventSearchConfig { return cfg.Cognitive.Query.events() }
-	srv, err := newMCPTools(newQueryService(store, cfg), ag, events, log, cfg.RequestTimeout.Duration, version()).server(user)
+	srv, err := newMCPTools(mcpConfig{Tools: newQueryService(store, cfg), Agent: ag, Events: events, Log: log,
+		Timeout: cfg.RequestTimeout.Duration, Version: version()}).server(user)
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}

@@ -27,7 +27,7 @@ func (m *mcpTools) eventTools() []mcpToolSpec {
 			"deep also runs the recall agent over the raw messages and returns its evidence-backed answer.",
 			&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}, out,
 			func(ctx context.Context, q *queryapi.Tools, in queryapi.SearchEventsParams) (searchEventsResponse, error) {
-				return runSearchEvents(ctx, m.agent, q, in, m.events())
+				return runSearchEvents(ctx, m.Agent, q, in, m.Events())
 			}),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -529,7 +530,7 @@ func TestMCPBoundServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMCPTools(queryapi.New(store), ag, queryapi.DefaultEventSearchConfig, discardLogger(), 0, "test")
+	m := newMCPTools(mcpConfig{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: discardLogger(), Version: "test"})
 	a1, _ := m.serverFor("qq:1")
 	a2, _ := m.serverFor("qq:1")
 	b, _ := m.serverFor("qq:2")
@@ -549,6 +550,80 @@ func TestMCPBoundServers(t *testing.T) {
 	}
 }
 
+// fakeGate is a circuit breaker that refuses on demand and records outcomes.
+type fakeGate struct {
+	mu       sync.Mutex
+	refuse   bool
+	outcomes []error
+}
+
+func (g *fakeGate) Allow() (func(error), error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refuse {
+		return nil, errors.New("circuit open")
+	}
+	return func(err error) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.outcomes = append(g.outcomes, err)
+	}, nil
+}
+
+// TestMCPStoreGate: every tool call goes through the store's circuit
+// breaker, which sees store failures and refuses calls while open; the
+// client sees store_unavailable, and internal errors only as "internal".
+// The client talks to the server in memory.
+func TestMCPStoreGate(t *testing.T) {
+	store, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), NoIndexer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ag, err := newAgent(store, discardLogger(), LLMConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &fakeGate{}
+	m := newMCPTools(mcpConfig{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Gate: gate, Log: discardLogger(), Version: "test"})
+	srv, err := m.server("qq:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "recalld-test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	var page queryapi.Page
+	callTool(t, cs, "messages_list", map[string]any{}, &page)
+	if msg := toolError(t, cs, "neighbors", map[string]any{"message_id": "nope"}); !strings.Contains(msg, "not_found") {
+		t.Fatalf("neighbors: %s", msg)
+	}
+	gate.refuse = true
+	if msg := toolError(t, cs, "messages_list", map[string]any{}); !strings.HasPrefix(msg, codeStoreUnavailable+":") {
+		t.Fatalf("refused call: %s", msg)
+	}
+	gate.refuse = false
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if msg := toolError(t, cs, "messages_list", map[string]any{}); msg != "internal: internal error" {
+		t.Fatalf("store failure shown as %q", msg)
+	}
+	gate.mu.Lock()
+	defer gate.mu.Unlock()
+	if len(gate.outcomes) != 3 || gate.outcomes[0] != nil || !errors.Is(gate.outcomes[1], storage.ErrNotFound) || !storeFailure(gate.outcomes[2]) {
+		t.Fatalf("outcomes %v", gate.outcomes)
+	}
+}
+
 // BenchmarkMCPServer is the cost /mcp pays per request to build the server
 // bound to the caller (schemas come from the shared cache).
 func BenchmarkMCPServer(b *testing.B) {
@@ -561,7 +636,7 @@ func BenchmarkMCPServer(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := newMCPTools(queryapi.New(store), ag, queryapi.DefaultEventSearchConfig, discardLogger(), 0, "test")
+	m := newMCPTools(mcpConfig{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: discardLogger(), Version: "test"})
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := m.server("qq:1"); err != nil {
