@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/invopop/jsonschema"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
@@ -90,7 +89,7 @@ const (
 
 func newLLMBrain(model llms.Model, name string) *llmBrain {
 	tool := func(name, desc string, params any) llms.Tool {
-		return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: name, Description: desc, Parameters: toolSchema(params)}}
+		return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{Name: name, Description: desc, Parameters: queryapi.Schema(params)}}
 	}
 	return &llmBrain{model: model, modelName: name, tools: []llms.Tool{
 		tool(toolList, "List the user's messages in time order, optionally within a time window, for one role or conversation. Use it for schedules and \"what did we talk about this week\".", &queryapi.ListParams{}),
@@ -98,24 +97,6 @@ func newLLMBrain(model llms.Model, name string) *llmBrain {
 		tool(toolSemantic, "Find the user's messages closest in meaning to query_text. Use it when the question paraphrases.", &queryapi.SemanticParams{}),
 		tool(toolNeigh, "Fetch the messages around one message of the user in its conversation, to check its context before trusting it.", &queryapi.NeighborsParams{}),
 	}}
-}
-
-// toolSchema reflects a queryapi parameter struct into the JSON schema of a
-// tool's parameters. DoNotReference inlines nested structs (the param
-// structs are not recursive); $schema and $id mean nothing to a model.
-func toolSchema(params any) map[string]any {
-	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true}
-	b, err := json.Marshal(r.Reflect(params))
-	if err != nil {
-		panic(fmt.Sprintf("agent: tool schema of %T: %v", params, err)) // fixed types: a programming error
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		panic(fmt.Sprintf("agent: tool schema of %T: %v", params, err))
-	}
-	delete(m, "$schema")
-	delete(m, "$id")
-	return m
 }
 
 func (b *llmBrain) name() string { return "llm:" + b.modelName }

@@ -15,31 +15,31 @@ import (
 // Request is a recall question. The user is not part of it: Recall takes
 // the user from the trusted request context.
 type Request struct {
-	Question string         `json:"question"`
-	Context  RequestContext `json:"context"`
-	Options  Options        `json:"options"`
+	Question string         `json:"question" jsonschema:"minLength=1,maxLength=1000,description=the question about the user's past (preferences or facts or plans or what was said when)"`
+	Context  RequestContext `json:"context,omitempty"`
+	Options  Options        `json:"options,omitempty"`
 }
 
 // RequestContext narrows and anchors the question.
 type RequestContext struct {
-	TimeRange *TimeRange `json:"time_range,omitempty"`
+	TimeRange *TimeRange `json:"time_range,omitempty" jsonschema:"description=search only messages inside this window"`
 	// RolePref is "user" (only the user's own words) or "any".
-	RolePref string `json:"role_pref,omitempty"`
+	RolePref string `json:"role_pref,omitempty" jsonschema:"enum=user,enum=any,description=user: only the user's own words count; any (default): the assistant's too"`
 	// Now is the clock for relative times (RFC 3339); empty means the time of the call.
-	Now string `json:"now,omitempty"`
+	Now string `json:"now,omitempty" jsonschema:"format=date-time,description=the clock for relative times such as last week (RFC 3339); default: now"`
 }
 
 // TimeRange is a window of RFC 3339 times; Since inclusive, Until exclusive.
 type TimeRange struct {
-	Since string `json:"since,omitempty"`
-	Until string `json:"until,omitempty"`
+	Since string `json:"since,omitempty" jsonschema:"format=date-time,description=at or after this time (RFC 3339)"`
+	Until string `json:"until,omitempty" jsonschema:"format=date-time,description=before this time (RFC 3339)"`
 }
 
 // Options bound the work of one recall.
 type Options struct {
-	MaxRounds int  `json:"max_rounds,omitempty"`
-	BudgetMS  int  `json:"budget_ms,omitempty"`
-	Trace     bool `json:"trace,omitempty"`
+	MaxRounds int  `json:"max_rounds,omitempty" jsonschema:"minimum=1,maximum=20,description=search rounds at most (default from the skill)"`
+	BudgetMS  int  `json:"budget_ms,omitempty" jsonschema:"minimum=10,maximum=120000,description=time budget in milliseconds (default from the skill)"`
+	Trace     bool `json:"trace,omitempty" jsonschema:"description=include the agent's steps"`
 }
 
 // Response is the evidence-backed memory view.

@@ -19,6 +19,7 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	bindex "github.com/blevesearch/bleve_index_api"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // Bleve field names.
@@ -114,8 +115,19 @@ func indexMapping() (*mapping.IndexMappingImpl, error) {
 	return im, nil
 }
 
+// ErrLocked is a data dir whose lexical index another process holds open.
+var ErrLocked = errors.New("storage: data dir in use by another process")
+
+// indexLockWait is how long Open waits for the lexical index's file lock,
+// which another process holding the data dir keeps (a running `recalld serve`
+// beside `recalld mcp` or `recall`): without a bound, Open would block forever.
+const indexLockWait = 3 * time.Second
+
 func openIndex(path string, mk func() (*mapping.IndexMappingImpl, error)) (bleve.Index, error) {
-	idx, err := bleve.Open(path)
+	idx, err := bleve.OpenUsing(path, map[string]any{"bolt_timeout": indexLockWait.String()})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
+	}
 	if err == nil {
 		return idx, nil
 	}

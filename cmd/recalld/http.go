@@ -51,6 +51,7 @@ type server struct {
 	agent    *agent.Agent
 	queue    *ingest.Queue
 	version  string
+	mcp      *mcpTools
 	e        *echo.Echo
 	// embedderFallback is why the configured embedder could not be used
 	// (the hashing embedder serves instead), or "".
@@ -59,9 +60,11 @@ type server struct {
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
 	s := &server{cfg: cfg, log: log.With("component", "http"), store: store,
-		tools: queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK), agent: ag,
+		tools: newQueryService(store, cfg), agent: ag,
 		queue: ingest.NewQueue(store), version: version,
 		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log)}
+	s.mcp = newMCPTools(mcpConfig{Tools: s.tools, Agent: ag, Events: s.eventSearchConfig, Gate: s.breaker, Log: log,
+		Timeout: cfg.RequestTimeout.Duration, Version: version})
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -96,8 +99,17 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	s.registerContextRoutes(e, auth)
 	s.profileRoutes(e, auth)
 	s.registerMemories(e, auth)
+	// MCP tool calls ask the breaker themselves: a POST may be a handshake
+	// that touches no store, or a tool call that fails inside a 200.
+	e.POST("/mcp", s.serveMCP, s.authenticate)
 	s.e = e
 	return s
+}
+
+// newQueryService is the user-bound query tools over store as cfg sets them
+// up; serve and mcp share it.
+func newQueryService(store *storage.Store, cfg Config) *queryapi.Service {
+	return queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK)
 }
 
 // timeout bounds every request's context by RequestTimeout.
@@ -120,27 +132,12 @@ func (s *server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if len(s.cfg.APIKeys) > 0 {
-			token, ok := strings.CutPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ")
-			if !ok || token == "" {
-				return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
-			}
-			key, ok := s.findKey(token)
-			if !ok {
-				return &apiError{http.StatusUnauthorized, codeUnauthorized, "unknown API key"}
-			}
-			user, err := userFrom(req)
-			if err != nil {
-				return err
-			}
-			if !strings.HasPrefix(user, key.UserPrefix) {
-				return errForbidden("this API key may not act for this user")
-			}
-			c.Set(userKey, user)
-			return next(c)
+		token, hasToken := strings.CutPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ")
+		if len(s.cfg.APIKeys) > 0 && (!hasToken || token == "") {
+			return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
 		}
-		user, err := userFrom(req)
-		if err != nil {
+		user := req.Header.Get(headerUser)
+		if err := s.cfg.authorize(token, user); err != nil {
 			return err
 		}
 		c.Set(userKey, user)
@@ -148,24 +145,38 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// authorize checks that a caller presenting token may act for user: user
+// must be a well-formed id and, when API keys are configured, token one of
+// them whose user prefix user starts with. With no keys (loopback only) the
+// user alone is trusted. `serve` checks every request with it and `mcp`
+// (stdio) its -user and -key once at start.
+func (c Config) authorize(token, user string) error {
+	if len(c.APIKeys) == 0 {
+		return checkUserID(user)
+	}
+	key, ok := c.findKey(token)
+	if !ok {
+		return &apiError{http.StatusUnauthorized, codeUnauthorized, "unknown API key"}
+	}
+	if err := checkUserID(user); err != nil {
+		return err
+	}
+	if !strings.HasPrefix(user, key.UserPrefix) {
+		return errForbidden("this API key may not act for this user")
+	}
+	return nil
+}
+
 // findKey compares token with every key in constant time.
-func (s *server) findKey(token string) (APIKey, bool) {
+func (c Config) findKey(token string) (APIKey, bool) {
 	var found APIKey
 	ok := false
-	for _, k := range s.cfg.APIKeys {
+	for _, k := range c.APIKeys {
 		if subtle.ConstantTimeCompare([]byte(token), []byte(k.Key)) == 1 {
 			found, ok = k, true
 		}
 	}
 	return found, ok
-}
-
-func userFrom(req *http.Request) (string, error) {
-	user := req.Header.Get(headerUser)
-	if err := checkUserID(user); err != nil {
-		return "", err
-	}
-	return user, nil
 }
 
 func checkUserID(user string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -78,35 +79,46 @@ func (s *server) searchEvents(c echo.Context) error {
 			return err
 		}
 	}
-	ctx := c.Request().Context()
-	res, err := tools.SearchEvents(ctx, req.params(), queryapi.EventOptions{Mode: queryapi.ModeTool, Config: s.eventSearchConfig()})
+	out, err := runSearchEvents(c.Request().Context(), s.agent, tools, req.params(), s.eventSearchConfig())
 	if err != nil {
 		return err
 	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// runSearchEvents runs search_events with tools (bound to the user and, for a
+// caller in a group, to that group) and, when p.Deep asks, the agent-backed
+// backend: the recall agent over the messages in the same scope (a target
+// group narrows it further) and window. POST /events/search and the MCP
+// tool both call it.
+func runSearchEvents(ctx context.Context, ag *agent.Agent, tools *queryapi.Tools, p queryapi.SearchEventsParams, cfg queryapi.EventSearchConfig) (searchEventsResponse, error) {
+	res, err := tools.SearchEvents(ctx, p, queryapi.EventOptions{Mode: queryapi.ModeTool, Config: cfg})
+	if err != nil {
+		return searchEventsResponse{}, err
+	}
 	out := searchEventsResponse{EventsResult: res}
-	if req.Deep {
-		// The agent-backed backend: the recall agent over the messages, with
-		// the same group scope (a target group narrows it further) and window.
-		if req.TargetGroupID != "" {
-			if tools, err = tools.InGroup(req.TargetGroupID); err != nil {
-				return err
-			}
-		}
-		ar := agent.Request{Question: req.Query}
-		if w := res.Window; w != nil {
-			ar.Context.TimeRange = &agent.TimeRange{}
-			if !w.From.IsZero() {
-				ar.Context.TimeRange.Since = w.From.Truncate(time.Second).Format(time.RFC3339Nano)
-			}
-			if !w.To.IsZero() {
-				// Events match to the second, both ends inclusive; the
-				// agent's until is exclusive.
-				ar.Context.TimeRange.Until = w.To.Truncate(time.Second).Add(time.Second).Format(time.RFC3339Nano)
-			}
-		}
-		if out.Deep, err = s.agent.RecallBound(ctx, tools, ar); err != nil {
-			return err
+	if !p.Deep {
+		return out, nil
+	}
+	if p.TargetGroupID != "" {
+		if tools, err = tools.InGroup(p.TargetGroupID); err != nil {
+			return searchEventsResponse{}, err
 		}
 	}
-	return c.JSON(http.StatusOK, out)
+	ar := agent.Request{Question: p.Query}
+	if w := res.Window; w != nil {
+		ar.Context.TimeRange = &agent.TimeRange{}
+		if !w.From.IsZero() {
+			ar.Context.TimeRange.Since = w.From.Truncate(time.Second).Format(time.RFC3339Nano)
+		}
+		if !w.To.IsZero() {
+			// Events match to the second, both ends inclusive; the
+			// agent's until is exclusive.
+			ar.Context.TimeRange.Until = w.To.Truncate(time.Second).Add(time.Second).Format(time.RFC3339Nano)
+		}
+	}
+	if out.Deep, err = ag.RecallBound(ctx, tools, ar); err != nil {
+		return searchEventsResponse{}, err
+	}
+	return out, nil
 }

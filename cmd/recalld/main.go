@@ -44,6 +44,8 @@ Usage:
   recalld skill check DIR        validate a skill folder
   recalld eval --suite FILE [--suite FILE…] [--runners lexical,semantic,hybrid,agent] [--out DIR] [--min-recall F]
                                  score retrieval and the recall agent; report.md/json with SVG plots
+  recalld mcp -user U [-key K]    serve the memory tools to an MCP client on stdin/stdout
+                                 (POST /mcp of serve speaks MCP over HTTP)
   recalld jobs list|show|retry|purge
                                  inspect and replay the historian's job queue
   recalld profiles export|show|revisions|restore -user U
@@ -107,6 +109,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.recallCmd(ctx, rest)
 	case "skill":
 		return a.skillCmd(ctx, rest)
+	case "mcp":
+		return a.mcpCmd(ctx, rest)
 	case "jobs":
 		return a.jobsCmd(ctx, rest)
 	case "profiles":
