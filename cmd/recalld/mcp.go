@@ -374,7 +374,7 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	log := newLogger(cfg, a.stderr)
-	store, err := openStore(ctx, cfg, log, false)
+	store, _, err := openStore(ctx, cfg, log, false)
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%w: stop the recalld that holds %s, or point the MCP client at its POST /mcp", err, cfg.DataDir)
 	}

@@ -443,7 +443,7 @@ func TestMCPStdio(t *testing.T) {
 	clientIn, serverOut := io.Pipe()
 	serverIn, clientOut := io.Pipe()
 	stderr := &syncBuffer{}
-	a := &app{getenv: func(k string) string { return map[string]string{"RECALLD_MCP_USER": "qq:1"}[k] }, stdin: serverIn, stdout: serverOut, stderr: stderr}
+	a := &app{getenv: testEnv(map[string]string{"RECALLD_MCP_USER": "qq:1"}), stdin: serverIn, stdout: serverOut, stderr: stderr}
 	done := make(chan error, 1)
 	go func() {
 		done <- a.run(context.Background(), []string{"mcp", "-data", dir, "-log-level", "warn"})
@@ -503,7 +503,7 @@ func TestMCPStdioBinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := &app{getenv: func(k string) string { return tt.env[k] }, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+			a := &app{getenv: testEnv(tt.env), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 			err := a.run(t.Context(), append([]string{"mcp", "-data", t.TempDir()}, tt.args...))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err %v, want %q", err, tt.want)
@@ -516,7 +516,7 @@ func TestMCPStdioBinding(t *testing.T) {
 		t.Fatalf("mcp beside serve: %v", err)
 	}
 	// The right key for the user starts the server; empty stdin ends it.
-	a := &app{getenv: func(k string) string { return keys[k] }, stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	a := &app{getenv: testEnv(keys), stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
 	if err := a.run(t.Context(), []string{"mcp", "-data", t.TempDir(), "-user", "qq:1", "-key", key}); err != nil {
 		t.Fatal(err)
 	}
