@@ -410,7 +410,11 @@ func TestLLMBrainFallsBack(t *testing.T) {
 		{name: "server error after tools", script: []turn{call("lexical_search", `{"query_text":"辣"}`), {Status: 500}}, requests: 2},
 		{name: "tools spent then 429", script: []turn{spend, {Status: 429}}, requests: 2, minTools: 41},
 		{name: "connection refused", url: closed.URL},
-		{name: "timeout", script: []turn{{Delay: 5 * time.Second, Content: answerJSON("enough_evidence")}}, budgetMS: 300, requests: 1},
+		// The model hangs; the recall gives up at the budget, and the
+		// fallback gets the same budget again. On a fresh store under
+		// -race the offline recall takes 50 ms idle and 150 ms on a
+		// loaded machine: 300 ms was too close.
+		{name: "timeout", script: []turn{{Delay: time.Minute, Content: answerJSON("enough_evidence")}}, budgetMS: 1000, requests: 1},
 		{name: "garbage twice", script: []turn{say("I think you like tea."), say("{really, tea}")}, requests: 2},
 		{name: "empty object twice", script: []turn{say("{}"), say("```json\n{}\n```")}, requests: 2},
 	}
@@ -421,8 +425,9 @@ func TestLLMBrainFallsBack(t *testing.T) {
 			if tt.url != "" {
 				url = tt.url
 			}
+			a := llmAgent(t, url) // opening the store is not part of the recall's time
 			start := time.Now()
-			resp, err := llmAgent(t, url).Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口吗？",
+			resp, err := a.Recall(t.Context(), "qq:10001", agent.Request{Question: "我有什么忌口吗？",
 				Context: agent.RequestContext{Now: "2026-11-22T12:00:00+08:00"}, Options: agent.Options{BudgetMS: tt.budgetMS}})
 			if err != nil {
 				t.Fatal(err)
@@ -437,8 +442,10 @@ func TestLLMBrainFallsBack(t *testing.T) {
 			if n := len(f.Requests()); n != tt.requests {
 				t.Errorf("%d model requests, want %d", n, tt.requests)
 			}
-			if tt.budgetMS > 0 && time.Since(start) > 2*time.Second {
-				t.Errorf("took %v with a %d ms budget", time.Since(start), tt.budgetMS)
+			// It did not wait for the model: two budgets and the
+			// verification at most, with room for a loaded machine.
+			if took := time.Since(start); tt.budgetMS > 0 && took > 10*time.Second {
+				t.Errorf("took %v with a %d ms budget", took, tt.budgetMS)
 			}
 		})
 	}
