@@ -363,6 +363,10 @@ func (lr *llmRun) exec(ctx context.Context, name, raw string) (out string, fresh
 		return "", 0, ctx.Err()
 	case errors.Is(terr, errToolBudget):
 		return toolError("tool call budget spent; answer now"), 0, nil
+	case errors.Is(terr, queryapi.ErrSemanticUnavailable):
+		// The embedder is down, not the model: r.semantic noted it, and
+		// words still search, as they do for the offline brain.
+		return toolError("semantic search is unavailable now (the embedder does not answer); search by words with " + toolLexical), 0, nil
 	case errors.Is(terr, queryapi.ErrNotFound):
 		// Another user's message reads exactly like a missing one.
 		return toolError("not found: no message with that id"), 0, nil

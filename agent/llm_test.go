@@ -14,6 +14,8 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/internal/llmtest"
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
 )
 
 // The fake chat server is internal/llmtest; these names keep the tests short.
@@ -317,6 +319,43 @@ func TestLLMBrainIsolation(t *testing.T) {
 	}
 	if !strings.Contains(results[3], `"message_id":"d1"`) {
 		t.Errorf("messages_list did not list the user's own messages: %s", results[3])
+	}
+}
+
+// TestLLMBrainSemanticUnavailable: with the embedder down, the model's
+// semantic_search is told to search by words, as the offline brain does;
+// the model goes on and answers. It is not a failure of the model.
+func TestLLMBrainSemanticUnavailable(t *testing.T) {
+	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), LexicalOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Insert(t.Context(), "qq:10001", []storage.Message{{ID: "d3", Role: "user", ConversationID: "c1",
+		CreatedAt: time.Date(2026, 3, 2, 4, 1, 0, 0, time.UTC), Content: "另外我对花生过敏，千万别推荐带花生的菜"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeLLM(t,
+		call("semantic_search", `{"query_text":"饮食上的禁忌"}`),
+		call("lexical_search", `{"query_text":"过敏"}`),
+		say(answerJSON("enough_evidence", item{"constraints", "对花生过敏", []string{"d3"}, "current"})),
+	)
+	m, err := agent.NewOpenAIModel(f.URL, "", fakeModel, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := agent.New(queryapi.New(s), mustSkill(t), agent.WithLLM(m, fakeModel)).Recall(t.Context(), "qq:10001",
+		agent.Request{Question: "我有什么忌口？"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, resp, want{cited: []string{"d3"}, statuses: map[string]string{"d3": "current"}, stop: "enough_evidence",
+		brain: "llm:" + fakeModel, notes: []string{"semantic search unavailable"}})
+	if results := f.ToolResults(); len(results) != 2 || !strings.Contains(results[0], `"error"`) || !strings.Contains(results[0], "lexical_search") {
+		t.Errorf("tool results = %q", results)
 	}
 }
 
