@@ -40,6 +40,7 @@ type scenario struct {
 	Forbidden []string          `json:"forbidden"` // must not be cited
 	Statuses  map[string]string `json:"statuses"`  // id → status of the item citing it
 	Stop      string            `json:"stop"`      // stop_reason, or "!x" for "not x"
+	LLM       *llmScript        `json:"llm"`       // what the model does (TestLLMScenarios)
 }
 
 // loadScenarios stores testdata/scenarios.json in a real store and returns
