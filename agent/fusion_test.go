@@ -2,11 +2,13 @@ package agent
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
@@ -213,5 +215,126 @@ func TestHybrid(t *testing.T) {
 	}
 	if _, err := Hybrid(ctx, tools, "dentist", HybridOptions{Filter: queryapi.Filter{Since: "yesterday"}}); !errors.Is(err, queryapi.ErrInvalidQuery) {
 		t.Errorf("bad filter: err = %v, want ErrInvalidQuery", err)
+	}
+}
+
+func TestNamedSenders(t *testing.T) {
+	hits := []queryapi.Evidence{
+		{MessageID: "1", SenderName: "Caroline"}, {MessageID: "2", SenderName: "Melanie Ross"},
+		{MessageID: "3", SenderName: "小王"}, {MessageID: "4", SenderName: "A"}, {MessageID: "5"},
+	}
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"What did Caroline research?", []string{"Caroline"}},
+		{"What is caroline's favourite book?", []string{"Caroline"}},
+		{"How do Caroline and Melanie relax?", []string{"Caroline", "Melanie Ross"}},
+		{"Did melanie ross move?", []string{"Melanie Ross"}},
+		{"小王喜欢吃什么？", []string{"小王"}},
+		{"What did Carolines do?", nil}, // a word, not the name
+		{"Is a cat a good pet?", nil},   // one-letter names never match
+		{"What did the user say?", nil}, // no name at all
+		{"王喜欢吃什么？", nil},                // a CJK name matches whole
+	} {
+		got := slices.Sorted(maps.Keys(namedSenders(tc.q, hits)))
+		if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.q, diff)
+		}
+	}
+}
+
+func TestHybridSpeakerAndDate(t *testing.T) {
+	day := func(d, minute int) time.Time { return time.Date(2026, 3, d, 10, minute, 0, 0, time.UTC) }
+	msgs := []storage.Message{
+		{ID: "m1", Role: "user", ConversationID: "s1", SenderName: "Nate", CreatedAt: day(2, 0),
+			Content: "Joanna makes the best coconut ice cream"},
+		{ID: "m2", Role: "user", ConversationID: "s1", SenderName: "Joanna", CreatedAt: day(2, 1),
+			Content: "My coconut ice cream recipe is easy"},
+		{ID: "m3", Role: "user", ConversationID: "s2", SenderName: "Joanna", CreatedAt: day(9, 0),
+			Content: "Tried a new ice cream flavour today"},
+		{ID: "m4", Role: "user", ConversationID: "s2", SenderName: "Nate", CreatedAt: day(9, 1),
+			Content: "Sounds tasty"},
+	}
+	tools := mustTools(t, msgs)
+	ctx := t.Context()
+	base := Weights{Contextual: 1}
+
+	// The speaker prior lifts the named person's own turn above a turn
+	// that mentions the name.
+	q := "What does Joanna say about coconut ice cream?"
+	plain, err := Hybrid(ctx, tools, q, HybridOptions{Weights: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spk := base
+	spk.Speaker = 1
+	named, err := Hybrid(ctx, tools, q, HybridOptions{Weights: spk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(named); len(got) == 0 || got[0] != "m2" {
+		t.Errorf("with the speaker prior got %v (without: %v), want m2 first", got, ids(plain))
+	}
+	for _, e := range named {
+		if e.SenderName != "Joanna" {
+			continue
+		}
+		for _, p := range plain {
+			if p.MessageID == e.MessageID && e.Score != 2*p.Score {
+				t.Errorf("%s: score %v, want twice %v", e.MessageID, e.Score, p.Score)
+			}
+		}
+	}
+
+	// A named date brings that day's turns forward; a time filter turns
+	// the date ranking off (the filter already holds the window).
+	q = "What ice cream did Joanna make on 9 March, 2026?"
+	dated := base
+	dated.Date = 1
+	got, err := Hybrid(ctx, tools, q, HybridOptions{Weights: dated, Now: day(20, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := ids(got); len(top) == 0 || top[0] != "m3" {
+		t.Errorf("with a named date got %v, want m3 first", top)
+	}
+	undated, err := Hybrid(ctx, tools, q, HybridOptions{Weights: base, Now: day(20, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if top := ids(undated); len(top) > 0 && top[0] == "m3" {
+		t.Errorf("without the date ranking m3 leads already (%v): the test proves nothing", top)
+	}
+	filtered, err := Hybrid(ctx, tools, q, HybridOptions{Weights: dated, Now: day(20, 0),
+		Filter: queryapi.Filter{Since: day(1, 0).Format(time.RFC3339)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(scores(undated), scores(filtered), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("with a time filter the date ranking still ran (-without +with):\n%s", diff)
+	}
+}
+
+func TestExplicitDates(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	d := func(y int, m time.Month, day int) time.Time { return time.Date(y, m, day, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		q            string
+		since, until time.Time // zero: no window
+	}{
+		{"What did Nate make on 9 November, 2022?", d(2022, 11, 9).Add(-12 * time.Hour), d(2022, 11, 10).Add(12 * time.Hour)},
+		{"what happened on the 3rd of March?", d(2026, 3, 3).Add(-12 * time.Hour), d(2026, 3, 4).Add(12 * time.Hour)},
+		{"Where did Joanna travel in July 2022?", d(2022, 7, 1).Add(-12 * time.Hour), d(2022, 8, 1).Add(12 * time.Hour)},
+		{"What about March 3, 2025?", d(2025, 3, 3).Add(-12 * time.Hour), d(2025, 3, 4).Add(12 * time.Hour)},
+		{"我3月5日说了什么", d(2026, 3, 5).Add(-12 * time.Hour), d(2026, 3, 6).Add(12 * time.Hour)},
+		{"in December", d(2025, 12, 1).Add(-12 * time.Hour), d(2026, 1, 1).Add(12 * time.Hour)},
+		{"May I ask what I like?", time.Time{}, time.Time{}},
+		{"I have 3 cats", time.Time{}, time.Time{}},
+	} {
+		w, ok := explicitDates(tc.q, now)
+		if ok != !tc.since.IsZero() || !w.since.Equal(tc.since) || !w.until.Equal(tc.until) {
+			t.Errorf("%q: got %v..%v (%t), want %v..%v", tc.q, w.since, w.until, ok, tc.since, tc.until)
+		}
 	}
 }

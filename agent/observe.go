@@ -228,10 +228,11 @@ func isQuestionWord(w string) bool {
 }
 
 var (
-	isoDateRE   = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
-	zhDateRE    = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
-	enMonthRE   = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?(?:,?\s+(\d{4}))?`)
-	monthByName = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+	isoDateRE    = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
+	zhDateRE     = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
+	enMonthRE    = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
+	enDayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
+	monthByName  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 // explicitDates finds a date or month named in the question and returns its
@@ -272,6 +273,16 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 				return day(y, time.Month(mo), d), true
 			}
 			return month(y, time.Month(mo)), true
+		}
+	}
+	if m := enDayMonthRE.FindStringSubmatch(q); m != nil {
+		name := strings.ToLower(m[2])
+		if len(name) > 3 && name != "sept" {
+			name = name[:3]
+		}
+		mo := monthByName[name]
+		if d, err := strconv.Atoi(m[1]); err == nil && d >= 1 && d <= 31 {
+			return day(yearFor(m[3], mo), mo, d), true
 		}
 	}
 	if m := enMonthRE.FindStringSubmatch(q); m != nil {

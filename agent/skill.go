@@ -185,6 +185,7 @@ func (p Params) validate() error {
 		errs = append(errs, errors.New("stop.relevance must be in (0, 1] and stop.min_overlap in [0, 1]"))
 	}
 	if p.Weights.Contextual < 0 || p.Weights.Lexical < 0 || p.Weights.Semantic < 0 || p.Weights.Neighbor < 0 ||
+		p.Weights.Speaker < 0 || p.Weights.Date < 0 ||
 		p.Weights.Contextual+p.Weights.Lexical+p.Weights.Semantic == 0 {
 		errs = append(errs, errors.New("weights must be non-negative and not all zero"))
 	}

@@ -145,6 +145,7 @@ func (HybridRunner) Name() string { return RunnerHybrid }
 func (r HybridRunner) Ask(ctx context.Context, tools *queryapi.Tools, q Question) (Answer, error) {
 	opts := r.Options
 	opts.Limit = q.Depth
+	opts.Now = q.Now
 	hits, err := agent.Hybrid(ctx, tools, q.Text, opts)
 	if err != nil {
 		return Answer{}, err
