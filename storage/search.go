@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -258,27 +259,45 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	where := []string{"user_id = ?"}
 	args := []any{user}
 	coarse := indexed > s.cfg.CoarseThreshold
-	// On the binary-code path a role filter costs more inside vec0 (a
-	// metadata check per row) than four times the candidates filtered here;
-	// a role that is rare among the best matches may return fewer hits.
-	f, role := q.Filter, ""
-	if coarse {
-		role, f.Role = f.Role, ""
-	}
-	where, args = filterSQL(f, where, args)
-	var scored []scoredSeq
 	if !coarse {
-		scored, err = s.knn(ctx, messageCorpus, `embedding MATCH ?`, blob, q.TopK, where, args)
-	} else {
-		k := q.TopK
-		if role != "" {
-			k *= 4
+		where, args = filterSQL(q.Filter, where, args)
+		scored, err := s.knn(ctx, messageCorpus, `embedding MATCH ?`, blob, q.TopK, where, args)
+		if err != nil {
+			return nil, err
 		}
-		scored, err = s.coarseKNN(ctx, messageCorpus, vec, k, where, args)
+		return s.semanticHits(ctx, user, q, scored, "")
 	}
+	// On the binary-code path a role filter costs more inside vec0 (a
+	// metadata check per row, and vec0's cost grows with k) than four times the
+	// candidates filtered here. When the role is too rare among the best
+	// matches to fill TopK, the search runs again with the filter inside
+	// vec0, so a rare role still gets all its hits.
+	f := q.Filter
+	role := f.Role
+	f.Role = ""
+	fw, fa := filterSQL(f, slices.Clone(where), slices.Clone(args))
+	k := q.TopK
+	if role != "" {
+		k *= 4
+	}
+	scored, err := s.coarseKNN(ctx, messageCorpus, vec, k, fw, fa)
 	if err != nil {
 		return nil, err
 	}
+	hits, err := s.semanticHits(ctx, user, q, scored, role)
+	if err != nil || role == "" || len(hits) >= q.TopK || len(scored) < k {
+		return hits, err
+	}
+	where, args = filterSQL(q.Filter, where, args)
+	if scored, err = s.coarseKNN(ctx, messageCorpus, vec, q.TopK, where, args); err != nil {
+		return nil, err
+	}
+	return s.semanticHits(ctx, user, q, scored, "")
+}
+
+// semanticHits hydrates scored messages into at most q.TopK hits scoring at
+// least q.MinScore, of the given role when role is set.
+func (s *Store) semanticHits(ctx context.Context, user string, q SemanticQuery, scored []scoredSeq, role string) ([]Hit, error) {
 	seqs := make([]int64, 0, len(scored))
 	for _, sc := range scored {
 		if sc.score >= q.MinScore {
@@ -289,7 +308,7 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, 0, len(seqs))
+	hits := make([]Hit, 0, min(len(seqs), q.TopK))
 	for _, sc := range scored {
 		if m, ok := msgs[sc.seq]; ok && sc.score >= q.MinScore && (role == "" || m.Role == role) && len(hits) < q.TopK {
 			hits = append(hits, Hit{Message: m, Score: sc.score})

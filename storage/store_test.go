@@ -525,3 +525,35 @@ func TestCoarseSearchMatchesExact(t *testing.T) {
 		}
 	}
 }
+
+// TestCoarseRareRole checks that a role rare among the best binary-code
+// matches still fills top_k: the search runs again with the role inside vec0.
+func TestCoarseRareRole(t *testing.T) {
+	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var msgs []storage.Message
+	for i := range 80 {
+		role, text := "user", fmt.Sprintf("spicy noodles for dinner again, note %d", i)
+		if i%20 == 0 {
+			role, text = "assistant", fmt.Sprintf("the weather report for tomorrow, item %d", i)
+		}
+		msgs = append(msgs, msg(fmt.Sprintf("m%d", i), role, text, i))
+	}
+	mustInsert(t, s, "u1", msgs...)
+	mustDrain(t, s)
+	hits, err := s.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: "spicy noodles dinner", TopK: 4, Filter: storage.Filter{Role: "assistant"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 4 {
+		t.Fatalf("got %d assistant hits, want all 4", len(hits))
+	}
+	for _, h := range hits {
+		if h.Role != "assistant" {
+			t.Errorf("role filter let %s (%s) through", h.ID, h.Role)
+		}
+	}
+}
