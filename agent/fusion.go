@@ -87,10 +87,10 @@ type HybridOptions struct {
 	// at most queryapi.MaxTopK).
 	Candidates int
 	// Expand is how many of the best fused hits share their score with
-	// their neighbours (default 10); no effect when Weights.Neighbor is 0.
+	// their neighbours (default 20); no effect when Weights.Neighbor is 0.
 	Expand int
 	// Span is how many turns on each side of such a hit receive a share
-	// (default 2, at most queryapi.MaxNeighbors).
+	// (default 4, at most queryapi.MaxNeighbors).
 	Span int
 	// Weights of the rankings; the zero value means DefaultWeights.
 	Weights Weights
@@ -128,12 +128,15 @@ func (o HybridOptions) withDefaults() HybridOptions {
 // Hybrid ranks the bound user's messages for a natural-language question by
 // weighted score fusion: contextual BM25 and plain BM25 over the question's
 // keywords (any of which may match), and semantic similarity of the whole
-// question. Each ranking's scores are min-max normalised over its own
-// candidates, weighted and summed per message. Then each of the best
-// opts.Expand messages adds Weights.Neighbor times its fused score to the
-// opts.Span turns on either side of it in its conversation, since an answer
-// often sits next to the turn that matches the question, and evidence that
-// several turns support rises. It returns at most opts.Limit messages, best
+// question; when the question names a day or month and no time filter is
+// set, contextual BM25 inside it too (Weights.Date). Each ranking's scores
+// are min-max normalised over its own candidates, weighted and summed per
+// message. Then each of the best opts.Expand messages adds Weights.Neighbor
+// times its fused score, divided by √distance, to the opts.Span turns on
+// either side of it in its conversation, since an answer often sits next to
+// the turn that matches the question, and evidence that several turns
+// support rises. Last, messages whose sender the question names are
+// multiplied by 1 + Weights.Speaker. It returns at most opts.Limit messages, best
 // first, with the fused score in Score; ties go to the earlier message.
 // When semantic search is unavailable (queryapi.ErrSemanticUnavailable) the
 // lexical rankings are fused alone.
