@@ -158,22 +158,25 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	}, 4)
 	g, gctx := errgroup.WithContext(ctx)
 	kw := KeywordQuery(question)
-	if kw != "" {
-		for i, contextual := range []bool{true, false} {
-			weight := []float64{w.Contextual, w.Lexical}[i]
-			if weight == 0 {
-				continue
-			}
-			g.Go(func() error {
-				page, err := tools.LexicalSearch(gctx, queryapi.LexicalParams{
-					QueryText: kw, Match: "any", Contextual: contextual, Filter: opts.Filter, PageSize: opts.Candidates,
-				})
-				if err != nil {
-					return fmt.Errorf("hybrid lexical (contextual=%t): %w", contextual, err)
-				}
-				rankings[i].hits, rankings[i].weight = page.Hits, weight
-				return nil
+	// lexical runs a match-any BM25 ranking of the keywords into slot i.
+	lexical := func(i int, contextual bool, f queryapi.Filter, weight float64) {
+		g.Go(func() error {
+			page, err := tools.LexicalSearch(gctx, queryapi.LexicalParams{
+				QueryText: kw, Match: "any", Contextual: contextual, Filter: f, PageSize: opts.Candidates,
 			})
+			if err != nil {
+				return fmt.Errorf("hybrid lexical (contextual=%t, since %q): %w", contextual, f.Since, err)
+			}
+			rankings[i].hits, rankings[i].weight = page.Hits, weight
+			return nil
+		})
+	}
+	if kw != "" {
+		if w.Contextual != 0 {
+			lexical(0, true, opts.Filter, w.Contextual)
+		}
+		if w.Lexical != 0 {
+			lexical(1, false, opts.Filter, w.Lexical)
 		}
 	}
 	if w.Semantic != 0 {
@@ -193,18 +196,9 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	}
 	if win, ok := explicitDates(question, opts.Now); ok && w.Date != 0 && kw != "" &&
 		opts.Filter.Since == "" && opts.Filter.Until == "" {
-		g.Go(func() error {
-			f := opts.Filter
-			f.Since, f.Until = win.since.Format(time.RFC3339Nano), win.until.Format(time.RFC3339Nano)
-			page, err := tools.LexicalSearch(gctx, queryapi.LexicalParams{
-				QueryText: kw, Match: "any", Contextual: true, Filter: f, PageSize: opts.Candidates,
-			})
-			if err != nil {
-				return fmt.Errorf("hybrid lexical in the named dates: %w", err)
-			}
-			rankings[3].hits, rankings[3].weight = page.Hits, w.Date
-			return nil
-		})
+		f := opts.Filter
+		f.Since, f.Until = win.since.Format(time.RFC3339Nano), win.until.Format(time.RFC3339Nano)
+		lexical(3, true, f, w.Date)
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -272,13 +266,11 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 // a word, ignoring case; a name written in CJK characters matches as a
 // substring, since those are not split into words.
 func namedSenders(question string, hits []queryapi.Evidence) map[string]bool {
+	lq := strings.ToLower(question)
 	words := make(map[string]bool)
-	for _, w := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	}) {
+	for _, w := range splitWords(lq) {
 		words[w] = true
 	}
-	lq := strings.ToLower(question)
 	var named map[string]bool
 	seen := make(map[string]bool)
 	for _, h := range hits {
@@ -301,9 +293,7 @@ func nameIn(name, question string, words map[string]bool) bool {
 	if isCJKRun(name) {
 		return len([]rune(name)) >= 2 && strings.Contains(question, name)
 	}
-	fields := strings.FieldsFunc(name, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	})
+	fields := splitWords(name)
 	if len(fields) == 0 {
 		return false
 	}
@@ -311,6 +301,14 @@ func nameIn(name, question string, words map[string]bool) bool {
 		return true
 	}
 	return len([]rune(fields[0])) >= 2 && words[fields[0]]
+}
+
+// splitWords splits s into runs of letters, digits and marks, so that an
+// apostrophe ends a word ("caroline's" → "caroline", "s").
+func splitWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
+	})
 }
 
 // neighborShare is the part of Weights.Neighbor a turn d turns away from
