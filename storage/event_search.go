@@ -238,7 +238,7 @@ func (s *Store) semanticEvents(ctx context.Context, user string, q EventQuery, v
 		where, args = append(where, "ts <= ?"), append(args, q.To.Unix())
 	}
 	if indexed > s.cfg.CoarseThreshold {
-		return s.coarseKNN(ctx, eventCorpus, vec, q.Size, where, args)
+		return s.coarseKNN(ctx, eventCorpus, vec, coarseCandidates(q.Size), q.Size, where, args)
 	}
 	blob, err := sqlitevec.SerializeFloat32(vec)
 	if err != nil {
