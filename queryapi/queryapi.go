@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -112,7 +113,46 @@ type Tools struct {
 	user        string
 	group       string // "" = the whole partition of the user
 	now         func() time.Time
-	profileTopK int // search_profiles' default top_k
+	profileTopK int         // search_profiles' default top_k
+	counts      *countCache // nil: every call counts afresh
+}
+
+// countCache remembers how many messages match each filter, for the tools
+// of one request.
+type countCache struct {
+	mu sync.Mutex
+	n  map[storage.Filter]int
+}
+
+// ForOneRequest returns a copy of t that counts the messages under each
+// filter once: a recall makes dozens of calls over the same few filters, and
+// their Considered need not be recounted each time. Counts are not refreshed,
+// so the copy is for one request, not for long-lived tools (an MCP session).
+func (t *Tools) ForOneRequest() *Tools {
+	c := *t
+	c.counts = &countCache{n: make(map[storage.Filter]int)}
+	return &c
+}
+
+// count returns how many of the user's messages match f: Considered.
+func (t *Tools) count(ctx context.Context, f storage.Filter) (int, error) {
+	if t.counts == nil {
+		return t.store.Count(ctx, t.user, f)
+	}
+	t.counts.mu.Lock()
+	n, ok := t.counts.n[f]
+	t.counts.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := t.store.Count(ctx, t.user, f)
+	if err != nil {
+		return 0, err
+	}
+	t.counts.mu.Lock()
+	t.counts.n[f] = n
+	t.counts.mu.Unlock()
+	return n, nil
 }
 
 // User returns the user the tools are bound to.
@@ -197,7 +237,7 @@ func (t *Tools) MessagesList(ctx context.Context, p ListParams) (Page, error) {
 	if err != nil {
 		return Page{}, mapErr(err)
 	}
-	n, err := t.store.Count(ctx, t.user, f)
+	n, err := t.count(ctx, f)
 	if err != nil {
 		return Page{}, err
 	}
@@ -236,7 +276,7 @@ func (t *Tools) LexicalSearch(ctx context.Context, p LexicalParams) (Page, error
 	if err != nil {
 		return Page{}, mapErr(err)
 	}
-	n, err := t.store.Count(ctx, t.user, f)
+	n, err := t.count(ctx, f)
 	if err != nil {
 		return Page{}, err
 	}
@@ -279,7 +319,7 @@ func (t *Tools) SemanticSearch(ctx context.Context, p SemanticParams) (Page, err
 	if err != nil {
 		return Page{}, mapErr(err)
 	}
-	n, err := t.store.Count(ctx, t.user, f)
+	n, err := t.count(ctx, f)
 	if err != nil {
 		return Page{}, err
 	}

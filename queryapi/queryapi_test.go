@@ -277,3 +277,50 @@ func TestInvalidParams(t *testing.T) {
 		})
 	}
 }
+
+// TestForOneRequestCounts checks that the tools of one request count each
+// filter once (a later message does not change their Considered), count
+// another filter afresh, and that plain tools always count afresh.
+func TestForOneRequestCounts(t *testing.T) {
+	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	insert := func(id, role string) {
+		t.Helper()
+		if _, err := s.Insert(t.Context(), "u", []storage.Message{{ID: id, Role: role, Content: "tea " + id, CreatedAt: t0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert("m1", "user")
+	insert("m2", "assistant")
+	plain := bind(t, queryapi.New(s), "u")
+	once := plain.ForOneRequest()
+	considered := func(tools *queryapi.Tools, role string) int {
+		t.Helper()
+		p, err := tools.MessagesList(t.Context(), queryapi.ListParams{Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Considered
+	}
+	if got := considered(once, ""); got != 2 {
+		t.Fatalf("first count = %d, want 2", got)
+	}
+	insert("m3", "user")
+	for _, tc := range []struct {
+		name  string
+		tools *queryapi.Tools
+		role  string
+		want  int
+	}{
+		{"one request, same filter", once, "", 2},
+		{"one request, new filter", once, "user", 2},
+		{"plain tools", plain, "", 3},
+	} {
+		if got := considered(tc.tools, tc.role); got != tc.want {
+			t.Errorf("%s: considered %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
