@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recalld/recalld/queryapi"
@@ -19,10 +20,44 @@ type offlineBrain struct {
 
 func (b *offlineBrain) name() string { return "offline" }
 
-// action is one search round the offline brain may run.
+// action is one search round the offline brain may run: either run, or
+// fetch, whose hits the round remembers. A fetch may start early (see
+// prefetch).
 type action struct {
-	name string
-	run  func(ctx context.Context) error
+	name  string
+	run   func(ctx context.Context) error
+	fetch func(ctx context.Context) ([]queryapi.Evidence, error)
+}
+
+// prefetch starts a's fetch now, in parallel with the rounds before it, and
+// returns a with a run that waits for the hits and remembers them. The
+// fetch's tool calls are counted and traced when they run; pending tracks
+// the fetch, so that the brain does not return while it still runs.
+func (a action) prefetch(ctx context.Context, r *run, pending *sync.WaitGroup) action {
+	type result struct {
+		hits []queryapi.Evidence
+		err  error
+	}
+	done := make(chan result, 1)
+	fetch := a.fetch
+	pending.Go(func() {
+		hits, err := fetch(ctx)
+		done <- result{hits, err}
+	})
+	a.fetch = nil
+	a.run = func(ctx context.Context) error {
+		select {
+		case res := <-done:
+			if res.err != nil {
+				return res.err
+			}
+			r.remember(res.hits)
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return a
 }
 
 func (b *offlineBrain) recall(ctx context.Context, r *run) error {
@@ -59,7 +94,7 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 
 	var plan []action
 	if o.intent == "schedule" && !r.window.since.IsZero() {
-		plan = append(plan, action{"list the window", func(ctx context.Context) error {
+		plan = append(plan, action{name: "list the window", run: func(ctx context.Context) error {
 			page, err := r.list(ctx, queryapi.ListParams{Since: filter().Since, Until: filter().Until, Role: r.role, PageSize: 50})
 			if err != nil {
 				return err
@@ -71,42 +106,42 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 			return nil
 		}})
 	}
-	plan = append(plan, action{"hybrid search", func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+	plan = append(plan, action{name: "hybrid search", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
 	if len(o.phrases) > 0 || len(o.names) > 0 {
-		plan = append(plan, action{"exact anchors", func(ctx context.Context) error {
+		plan = append(plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
 			var rankings []weighted
 			for _, ph := range o.phrases {
 				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: filter(), PageSize: p.Limits.Candidates})
 				if err != nil {
-					return err
+					return nil, err
 				}
 				rankings = append(rankings, weighted{page.Hits, 1})
 			}
 			if len(o.names) > 0 {
 				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: filter(), PageSize: p.Limits.Candidates})
 				if err != nil {
-					return err
+					return nil, err
 				}
 				rankings = append(rankings, weighted{page.Hits, 0.8})
 			}
-			r.remember(fuse(rankings...))
-			return nil
+			return fuse(rankings...), nil
 		}})
 	}
 	if len(o.expansions) > 0 {
-		plan = append(plan, action{"rewrite with topic words", func(ctx context.Context) error {
+		plan = append(plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
 			query := strings.TrimSpace(o.keywords + " " + strings.Join(o.expansions, " "))
 			page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: query, Match: "any", Filter: filter(), PageSize: p.Limits.Candidates})
 			if err != nil {
-				return err
+				return nil, err
 			}
-			r.remember(fuse(weighted{page.Hits, 0.8}))
-			return nil
+			return fuse(weighted{page.Hits, 0.8}), nil
 		}})
 	}
 
 	stop := ""
 	widened, droppedRole := false, false
+	var pending sync.WaitGroup
+	defer pending.Wait()
 	for i := 0; stop == ""; i++ {
 		if r.rounds >= r.maxRounds {
 			stop = StopBudget
@@ -119,12 +154,12 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 				widened = true
 				r.window = timeWindow{}
 				r.note("nothing in the %s window; searched all time", cmpOr(o.signal, "asked"))
-				plan = append(plan, action{"widen the window", func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+				plan = append(plan, action{name: "widen the window", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
 			case r.supported(rel, o) == 0 && !droppedRole && r.role == "user" && r.rolePref != "user":
 				droppedRole = true
 				r.role = ""
 				r.note("nothing in the user's own words; read all roles")
-				plan = append(plan, action{"drop the role filter", func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+				plan = append(plan, action{name: "drop the role filter", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
 			default:
 				if r.supported(rel, o) == 0 {
 					stop = StopNoEvidence
@@ -134,9 +169,20 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 				continue
 			}
 		}
+		// The second round always runs (the loop stops no earlier), so a
+		// fetch planned for it starts with the first and uses the core
+		// the first leaves idle.
+		if i == 0 && len(plan) > 1 && plan[1].fetch != nil {
+			plan[1] = plan[1].prefetch(ctx, r, &pending)
+		}
 		act := plan[i]
+		if act.fetch != nil {
+			act = act.prefetch(ctx, r, &pending)
+		}
 		before := r.supported(rel, o)
+		r.mu.Lock() // a prefetch's tool calls read rounds for the trace
 		r.rounds++
+		r.mu.Unlock()
 		if err := act.run(ctx); err != nil {
 			if errors.Is(err, errToolBudget) || ctx.Err() != nil {
 				stop = StopBudget
@@ -241,25 +287,20 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 	}
 	var out []*candidate
 	for _, c := range r.seen {
-		if !r.inScope(c) {
+		if !r.inScope(c) || c.score < r.skill.Params.Stop.Relevance*top {
 			continue
 		}
-		if c.score < r.skill.Params.Stop.Relevance*top {
+		ov := rel.overlap(c.ev)
+		if ov < r.skill.Params.Stop.MinOverlap {
 			continue
 		}
-		if rel.overlap(c.ev) < r.skill.Params.Stop.MinOverlap {
-			continue
-		}
+		// Rank by fused score and term overlap together: a direct match of
+		// the question's words outranks a hit that only scored on one ranking.
+		c.rank = c.score/max(top, 1e-9) + ov
 		out = append(out, c)
 	}
-	// Rank by fused score and term overlap together: a direct match of the
-	// question's words outranks a hit that only scored on one ranking.
-	rank := func(c *candidate) float64 { return c.score/max(top, 1e-9) + rel.overlap(c.ev) }
-	for _, c := range out {
-		c.rank = rank(c)
-	}
 	slices.SortFunc(out, func(a, b *candidate) int {
-		if c := cmp.Compare(rank(b), rank(a)); c != 0 {
+		if c := cmp.Compare(b.rank, a.rank); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ev.MessageID, b.ev.MessageID)

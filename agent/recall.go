@@ -209,7 +209,7 @@ func (a *Agent) Recall(ctx context.Context, user string, req Request) (*Response
 // RecallBound answers req with tools already bound to the trusted user (the
 // eval runner's entry); it is Recall without the binding step.
 func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Request) (*Response, error) {
-	r, err := a.newRun(tools, req)
+	r, err := a.newRun(tools.ForOneRequest(), req)
 	if err != nil {
 		return nil, err
 	}
