@@ -1,11 +1,14 @@
 package agent_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/recalld/recalld/agent"
@@ -247,5 +250,39 @@ func TestSkillFormat(t *testing.T) {
 	}
 	if sk.Params.Limits.MaxRounds == 0 || len(sk.Params.Intents) == 0 || len(sk.Params.TimeSignals) == 0 {
 		t.Fatalf("params = %+v", sk.Params)
+	}
+}
+
+// TestSkillParamsRejected checks that LoadSkill refuses the recall skill's
+// parameters with one stop rule out of range, naming the rule.
+func TestSkillParamsRejected(t *testing.T) {
+	skillMD, err := fs.ReadFile(skills.FS, skills.Recall+"/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := fs.ReadFile(skills.FS, skills.Recall+"/params.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, from, to, want string }{
+		{"cite_max zero", "cite_max: 4", "cite_max: 0", "stop.cite_max"},
+		{"cite_max over max_evidence", "cite_max: 4", "cite_max: 9", "stop.cite_max"},
+		{"question_weight over 1", "question_weight: 0.7", "question_weight: 1.5", "stop.question_weight"},
+		{"negative speaker", "speaker: 2", "speaker: -1", "weights"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !bytes.Contains(params, []byte(tt.from)) {
+				t.Fatalf("params.yaml has no %q", tt.from)
+			}
+			fsys := fstest.MapFS{
+				"recall/SKILL.md":    {Data: skillMD},
+				"recall/params.yaml": {Data: bytes.Replace(params, []byte(tt.from), []byte(tt.to), 1)},
+			}
+			_, err := agent.LoadSkill(fsys, "recall")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("LoadSkill err = %v, want one naming %s", err, tt.want)
+			}
+		})
 	}
 }

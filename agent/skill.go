@@ -57,6 +57,12 @@ type StopRules struct {
 	// ThreadCiteRatio replaces CiteRatio for questions about a thread of
 	// events (decisions, progress), whose evidence is spread out.
 	ThreadCiteRatio float64 `yaml:"thread_cite_ratio"`
+	// CiteMax caps the messages the offline synthesizer cites (at most
+	// limits.max_evidence, which caps every brain).
+	CiteMax int `yaml:"cite_max"`
+	// QuestionWeight multiplies the rank of a message that is a question:
+	// it is no statement of fact, but it often names what was talked about.
+	QuestionWeight float64 `yaml:"question_weight"`
 }
 
 // TimeSignal maps words of a question to a window of Days back from now.
@@ -180,6 +186,12 @@ func (p Params) validate() error {
 	}
 	if p.Stop.CiteRatio < 0 || p.Stop.CiteRatio > 1 || p.Stop.ThreadCiteRatio < 0 || p.Stop.ThreadCiteRatio > 1 {
 		errs = append(errs, errors.New("stop.cite_ratio and stop.thread_cite_ratio must be in [0, 1]"))
+	}
+	if p.Stop.CiteMax <= 0 || p.Stop.CiteMax > l.MaxEvidence {
+		errs = append(errs, errors.New("stop.cite_max must be between 1 and limits.max_evidence"))
+	}
+	if p.Stop.QuestionWeight < 0 || p.Stop.QuestionWeight > 1 {
+		errs = append(errs, errors.New("stop.question_weight must be in [0, 1]"))
 	}
 	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 {
 		errs = append(errs, errors.New("stop.relevance must be in (0, 1] and stop.min_overlap in [0, 1]"))

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -141,8 +142,6 @@ func (f contextFlags) excluded() string {
 		return "a hypothetical"
 	case f.thirdParty:
 		return "about someone else"
-	case f.question:
-		return "a question, not a statement"
 	}
 	return ""
 }
@@ -221,6 +220,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is %s", c.ev.MessageID, why))
 			continue
 		}
+		if c.flags.question {
+			c.rank *= p.Stop.QuestionWeight
+			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is a question, not a statement: ranked lower", c.ev.MessageID))
+		}
 		if personal && ownerKnown && c.ev.Role == "user" && c.ev.SenderID != "" && !slices.Contains(owners, c.ev.SenderID) &&
 			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) {
 			r.note("set aside %s: said by %s, not the user", c.ev.MessageID, cmpOr(c.ev.SenderName, c.ev.SenderID))
@@ -228,6 +231,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		}
 		kept = append(kept, c)
 	}
+	slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
 	if len(kept) == 0 {
 		d.stopReason = StopNoEvidence
 		d.answer = noEvidenceAnswer(r.question)
@@ -243,7 +247,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	}
 	cut := len(kept)
 	for i, c := range kept {
-		if i >= p.Limits.MaxEvidence || c.rank < ratio*kept[0].rank {
+		if i >= p.Stop.CiteMax || c.rank < ratio*kept[0].rank {
 			cut = i
 			break
 		}
