@@ -442,12 +442,14 @@ func TestLLMBrainFallsBack(t *testing.T) {
 		url      string // instead of the fake server
 		budgetMS int
 		requests int
-		minTools int // limits.tools_called counts the model's calls too
+		minTools int    // limits.tools_called counts the model's calls too
+		wantNote string // a note of the model's run, carried over
 	}{
 		{name: "rate limited", script: []turn{{Status: http.StatusTooManyRequests}}, requests: 1},
 		{name: "server error", script: []turn{{Status: http.StatusBadGateway}}, requests: 1},
 		{name: "server error after tools", script: []turn{call("lexical_search", `{"query_text":"辣"}`), {Status: 500}}, requests: 2},
-		{name: "tools spent then 429", script: []turn{spend, {Status: 429}}, requests: 2, minTools: 41},
+		{name: "tools spent then 429", script: []turn{spend, {Status: 429}}, requests: 2, minTools: 41,
+			wantNote: "before the model failed: the model used up its search budget"},
 		{name: "connection refused", url: closed.URL},
 		// The model hangs; the recall gives up at the budget, and the
 		// fallback gets the same budget again. On a fresh store under
@@ -474,6 +476,9 @@ func TestLLMBrainFallsBack(t *testing.T) {
 			if !slices.Contains(citedIDs(resp), "d3") || resp.Limits.Brain != "offline" || resp.Limits.StopReason == "no_evidence" ||
 				!strings.Contains(notes(resp), "the language model failed") || !strings.Contains(notes(resp), "answered by the offline brain") {
 				t.Errorf("cited %v, limits %+v", citedIDs(resp), resp.Limits)
+			}
+			if !strings.Contains(notes(resp), tt.wantNote) {
+				t.Errorf("notes %q lack %q", notes(resp), tt.wantNote)
 			}
 			if resp.Limits.ToolsCalled < tt.minTools {
 				t.Errorf("tools_called = %d, want at least %d", resp.Limits.ToolsCalled, tt.minTools)

@@ -225,11 +225,16 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 		}
 		a.log.Warn("llm brain failed; answering offline", "err", err)
 		note := fmt.Sprintf("the language model failed (%s); answered by the offline brain", shortError(err))
-		r2, err2 := a.newRun(tools, req)
+		r2, err2 := a.newRun(r.tools, req)
 		if err2 != nil {
 			return nil, err2
 		}
 		r2.notes = append(r2.notes, note)
+		// What the model's run noticed before it failed (an exhausted
+		// search budget, an embedder down) is still worth knowing.
+		for _, n := range r.notes {
+			r2.notes = append(r2.notes, "before the model failed: "+n)
+		}
 		r2.started = r.started
 		// The fallback gets its own budget and tool calls: the model may
 		// have spent the first. limits.tools_called reports both.
