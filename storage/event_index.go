@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 
-	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/mapping"
@@ -110,86 +109,13 @@ func indexEvent(b *bleve.Batch, d *pendingEvent) error {
 	return nil
 }
 
-// indexEventVectors stores the events' vectors and term statistics, skipping
-// events deleted meanwhile or already indexed, like indexVectors.
+// indexEventVectors stores the events' vectors and term statistics (writeVectors).
 func (s *Store) indexEventVectors(ctx context.Context, tx *sql.Tx, evs []pendingEvent) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	queries := []string{
-		`SELECT indexed FROM events WHERE seq = ? AND user_id = ?`,
-		`INSERT INTO vec_events (rowid, user_id, group_id, sender_id, ts, embedding, coarse) VALUES (?, ?, ?, ?, ?, ?, vec_bit(?))`,
-		`INSERT OR REPLACE INTO event_vec_rescore (seq, scale, v) VALUES (?, ?, ?)`,
-		`UPDATE events SET indexed = 1 WHERE seq = ?`,
-	}
-	stmts := make([]*sql.Stmt, 0, len(queries))
-	defer func() {
-		for _, st := range stmts {
-			st.Close()
-		}
-	}()
-	for _, q := range queries {
-		st, err := tx.PrepareContext(ctx, q)
-		if err != nil {
-			return fmt.Errorf("prepare: %w", err)
-		}
-		stmts = append(stmts, st)
-	}
-	check, vec, rescore, mark := stmts[0], stmts[1], stmts[2], stmts[3]
-	type userTerm struct {
-		user string
-		term uint64
-	}
-	df := map[userTerm]int{}
-	perUser := map[string]int{}
+	rows := make([]vectorRow, 0, len(evs))
 	for _, d := range evs {
-		var indexed int
-		err := check.QueryRowContext(ctx, d.seq, d.user).Scan(&indexed)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) || d.vec == nil {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		blob, err := sqlitevec.SerializeFloat32(d.vec)
-		if err != nil {
-			return err
-		}
-		if _, err := vec.ExecContext(ctx, d.seq, d.user, d.group, d.sender, d.ts, blob, s.proj.code(d.vec)); err != nil {
-			return fmt.Errorf("event vector %d: %w", d.seq, err)
-		}
-		scale, q := quantize(d.vec)
-		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
-			return fmt.Errorf("event vector %d: %w", d.seq, err)
-		}
-		if _, err := mark.ExecContext(ctx, d.seq); err != nil {
-			return err
-		}
-		for _, t := range d.terms {
-			df[userTerm{d.user, t}]++
-		}
-		perUser[d.user]++
+		rows = append(rows, vectorRow{seq: d.seq, user: d.user, meta: []any{d.group, d.sender, d.ts}, vec: d.vec, terms: d.terms})
 	}
-	if len(df) > 0 {
-		up, err := tx.PrepareContext(ctx, `INSERT INTO event_term_df (user_id, term, df) VALUES (?, ?, ?)
-			ON CONFLICT (user_id, term) DO UPDATE SET df = df + excluded.df`)
-		if err != nil {
-			return err
-		}
-		defer up.Close()
-		for k, n := range df {
-			if _, err := up.ExecContext(ctx, k.user, int64(k.term), n); err != nil {
-				return err
-			}
-		}
-	}
-	for user, n := range perUser {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO event_stats (user_id, indexed) VALUES (?, ?)
-			ON CONFLICT (user_id) DO UPDATE SET indexed = indexed + excluded.indexed`, user, n); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.writeVectors(ctx, tx, eventCorpus, rows)
 }
 
 // deleteUserEvents removes user's event vectors and statistics in tx; the

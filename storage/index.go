@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
@@ -509,20 +510,38 @@ func deleteLexicalUser(ctx context.Context, index bleve.Index, user string) erro
 	}
 }
 
-// indexVectors stores the docs' vectors and term statistics, skipping
-// messages deleted meanwhile or already indexed. It runs inside the writer's
-// tx with each statement prepared once, and adds the document frequencies of
-// the whole batch per distinct term.
+// indexVectors stores the docs' vectors and term statistics (writeVectors).
 func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc) error {
-	if len(docs) == 0 {
+	rows := make([]vectorRow, 0, len(docs))
+	for _, d := range docs {
+		rows = append(rows, vectorRow{seq: d.seq, user: d.user, meta: []any{d.role, d.createdMS, d.conv, d.group}, vec: d.vec, terms: d.terms})
+	}
+	return s.writeVectors(ctx, tx, messageCorpus, rows)
+}
+
+// vectorRow is the vector of one message or event, to store in its corpus.
+type vectorRow struct {
+	seq   int64
+	user  string
+	meta  []any // values of the corpus's metadata columns
+	vec   []float32
+	terms []uint64
+}
+
+// writeVectors stores the rows' vectors and term statistics in c, skipping
+// rows deleted meanwhile or already indexed. It runs inside the writer's tx
+// with each statement prepared once, and adds the document frequencies of
+// the whole batch per distinct term.
+func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []vectorRow) error {
+	if len(rows) == 0 {
 		return nil
 	}
+	cols := append(append([]string{"rowid", "user_id"}, c.meta...), "embedding", "coarse")
 	queries := []string{
-		`SELECT indexed FROM messages WHERE seq = ? AND user_id = ?`,
-		`INSERT INTO vec_messages (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
-			VALUES (?, ?, ?, ?, ?, ?, ?, vec_bit(?))`,
-		`INSERT OR REPLACE INTO vec_rescore (seq, scale, v) VALUES (?, ?, ?)`,
-		`UPDATE messages SET indexed = 1 WHERE seq = ?`,
+		`SELECT indexed FROM ` + c.rows + ` WHERE seq = ? AND user_id = ?`,
+		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-1) + `, vec_bit(?))`,
+		`INSERT OR REPLACE INTO ` + c.rescore + ` (seq, scale, v) VALUES (?, ?, ?)`,
+		`UPDATE ` + c.rows + ` SET indexed = 1 WHERE seq = ?`,
 	}
 	stmts := make([]*sql.Stmt, 0, len(queries))
 	defer func() {
@@ -544,7 +563,7 @@ func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc)
 	}
 	df := map[userTerm]int{}
 	perUser := map[string]int{}
-	for _, d := range docs {
+	for _, d := range rows {
 		var indexed int
 		err := check.QueryRowContext(ctx, d.seq, d.user).Scan(&indexed)
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) || d.vec == nil {
@@ -557,12 +576,13 @@ func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc)
 		if err != nil {
 			return err
 		}
-		if _, err := vec.ExecContext(ctx, d.seq, d.user, d.role, d.createdMS, d.conv, d.group, blob, s.proj.code(d.vec)); err != nil {
-			return fmt.Errorf("vector %d: %w", d.seq, err)
+		args := append(append([]any{d.seq, d.user}, d.meta...), blob, s.proj.code(d.vec))
+		if _, err := vec.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}
 		scale, q := quantize(d.vec)
 		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
-			return fmt.Errorf("vector %d: %w", d.seq, err)
+			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}
 		if _, err := mark.ExecContext(ctx, d.seq); err != nil {
 			return err
@@ -573,7 +593,7 @@ func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc)
 		perUser[d.user]++
 	}
 	if len(df) > 0 {
-		up, err := tx.PrepareContext(ctx, `INSERT INTO term_df (user_id, term, df) VALUES (?, ?, ?)
+		up, err := tx.PrepareContext(ctx, `INSERT INTO `+c.df+` (user_id, term, df) VALUES (?, ?, ?)
 			ON CONFLICT (user_id, term) DO UPDATE SET df = df + excluded.df`)
 		if err != nil {
 			return err
@@ -586,7 +606,7 @@ func (s *Store) indexVectors(ctx context.Context, tx *sql.Tx, docs []pendingDoc)
 		}
 	}
 	for user, n := range perUser {
-		if _, err := tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed + ? WHERE user_id = ?`, n, user); err != nil {
+		if _, err := tx.ExecContext(ctx, c.addIndexed, user, n); err != nil {
 			return err
 		}
 	}

@@ -344,15 +344,24 @@ type scoredSeq struct {
 
 // corpus names the tables of one kind of document's vectors and statistics.
 type corpus struct {
-	vec     string // vec0 table, partitioned by user_id
-	rescore string // int8 vectors by seq
-	stats   string // per-user count of vectors, column indexed
-	df      string // per-user document frequencies of embedder features
+	rows    string   // the table of the texts, by seq, with user_id and indexed
+	vec     string   // vec0 table, partitioned by user_id
+	meta    []string // vec0 metadata columns after user_id
+	rescore string   // int8 vectors by seq
+	stats   string   // per-user count of vectors, column indexed
+	// addIndexed adds ?2 to the count of vectors of user ?1 in stats.
+	addIndexed string
+	df         string // per-user document frequencies of embedder features
 }
 
 var (
-	messageCorpus = corpus{vec: "vec_messages", rescore: "vec_rescore", stats: "user_stats", df: "term_df"}
-	eventCorpus   = corpus{vec: "vec_events", rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df"}
+	messageCorpus = corpus{rows: "messages", vec: "vec_messages", meta: []string{"role", "created_ms", "conversation_id", "group_id"},
+		rescore: "vec_rescore", stats: "user_stats", df: "term_df",
+		addIndexed: `UPDATE user_stats SET indexed = indexed + ?2 WHERE user_id = ?1`}
+	eventCorpus = corpus{rows: "events", vec: "vec_events", meta: []string{"group_id", "sender_id", "ts"},
+		rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df",
+		addIndexed: `INSERT INTO event_stats (user_id, indexed) VALUES (?1, ?2)
+			ON CONFLICT (user_id) DO UPDATE SET indexed = indexed + excluded.indexed`}
 )
 
 func (s *Store) knn(ctx context.Context, c corpus, match string, arg any, k int, where []string, args []any) ([]scoredSeq, error) {
