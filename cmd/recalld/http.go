@@ -86,11 +86,11 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	// authenticated route uses the store, so it runs behind the breaker.
 	auth := func(next echo.HandlerFunc) echo.HandlerFunc { return s.authenticate(s.breaker.guard(next)) }
 	e.POST("/messages", s.postMessages, auth)
-	e.GET("/messages", s.listMessages, auth)
+	e.GET("/messages", toolRoute(s, listParams, (*queryapi.Tools).MessagesList), auth)
 	e.DELETE("/messages/:id", s.deleteMessage, auth)
 	e.GET("/messages/:id/neighbors", s.neighbors, auth)
-	e.POST("/search/lexical", s.searchLexical, auth)
-	e.POST("/search/semantic", s.searchSemantic, auth)
+	e.POST("/search/lexical", toolRoute(s, jsonBody[queryapi.LexicalParams], (*queryapi.Tools).LexicalSearch), auth)
+	e.POST("/search/semantic", toolRoute(s, jsonBody[queryapi.SemanticParams], (*queryapi.Tools).SemanticSearch), auth)
 	e.DELETE("/users/me", s.forgetUser, auth)
 	e.POST("/recall", s.recall, auth)
 	e.POST("/turns/end", s.endTurn, auth)
@@ -359,59 +359,51 @@ func intParam(p map[string]string, name string) (int, error) {
 	return n, nil
 }
 
-func (s *server) listMessages(c echo.Context) error {
+// toolRoute answers a route with one call of a tool bound to the caller:
+// read turns the request into the call's parameters (query, path and body,
+// each checked before the store is touched), and the result is the 200 body.
+func toolRoute[P, R any](s *server, read func(echo.Context) (P, error), call func(*queryapi.Tools, context.Context, P) (R, error)) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, err := read(c)
+		if err != nil {
+			return err
+		}
+		t, err := s.bind(c)
+		if err != nil {
+			return err
+		}
+		res, err := call(t, c.Request().Context(), p)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
+}
+
+// jsonBody reads the parameters of a request that has no query parameters
+// and a JSON body.
+func jsonBody[P any](c echo.Context) (P, error) {
+	var p P
+	if _, err := queryParams(c); err != nil {
+		return p, err
+	}
+	return p, decodeJSON(c, &p)
+}
+
+// listParams reads GET /messages.
+func listParams(c echo.Context) (queryapi.ListParams, error) {
 	p, err := queryParams(c, "since", "until", "role", "conversation_id", "page_size", "cursor")
 	if err != nil {
-		return err
+		return queryapi.ListParams{}, err
 	}
 	size, err := intParam(p, "page_size")
 	if err != nil {
-		return err
+		return queryapi.ListParams{}, err
 	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	page, err := t.MessagesList(c.Request().Context(), queryapi.ListParams{
+	return queryapi.ListParams{
 		Since: p["since"], Until: p["until"], Role: p["role"], ConversationID: p["conversation_id"],
 		PageSize: size, Cursor: p["cursor"],
-	})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, page)
-}
-
-func (s *server) searchLexical(c echo.Context) error {
-	var p queryapi.LexicalParams
-	if err := decodeJSON(c, &p); err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	page, err := t.LexicalSearch(c.Request().Context(), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, page)
-}
-
-func (s *server) searchSemantic(c echo.Context) error {
-	var p queryapi.SemanticParams
-	if err := decodeJSON(c, &p); err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	page, err := t.SemanticSearch(c.Request().Context(), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, page)
+	}, nil
 }
 
 // pathID is the :id path parameter, unescaped (ids may contain "/").

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -15,10 +16,10 @@ import (
 func (s *server) registerMemories(e *echo.Echo, auth echo.MiddlewareFunc) {
 	e.GET("/memos", s.listMemos, auth)
 	e.POST("/memories", s.addMemory, auth)
-	e.GET("/memories", s.listMemories, auth)
-	e.GET("/memories/:id", s.getMemory, auth)
-	e.PATCH("/memories/:id", s.updateMemory, auth)
-	e.DELETE("/memories/:id", s.deleteMemory, auth)
+	e.GET("/memories", toolRoute(s, memoryListParams, (*queryapi.Tools).MemoryList), auth)
+	e.GET("/memories/:id", toolRoute(s, memoryRef, (*queryapi.Tools).MemoryGet), auth)
+	e.PATCH("/memories/:id", toolRoute(s, memoryUpdate, (*queryapi.Tools).MemoryUpdate), auth)
+	e.DELETE("/memories/:id", toolRoute(s, memoryRef, deleteMemory), auth)
 }
 
 // listMemos lists the caller's memos, the latest turn first.
@@ -56,6 +57,15 @@ func memoryID(c echo.Context) (string, error) {
 	return id, nil
 }
 
+// memoryRef reads a request naming a memory by path, without query parameters.
+func memoryRef(c echo.Context) (queryapi.MemoryRef, error) {
+	if _, err := queryParams(c); err != nil {
+		return queryapi.MemoryRef{}, err
+	}
+	id, err := memoryID(c)
+	return queryapi.MemoryRef{ID: id}, err
+}
+
 // addMemory pins a memory: 201 when it is new, 200 when the request names
 // an id that exists with the same content (a replay).
 func (s *server) addMemory(c echo.Context) error {
@@ -80,45 +90,19 @@ func (s *server) addMemory(c echo.Context) error {
 	return c.JSON(http.StatusOK, m)
 }
 
-func (s *server) listMemories(c echo.Context) error {
+// memoryListParams reads GET /memories.
+func memoryListParams(c echo.Context) (queryapi.MemoryListParams, error) {
 	p, err := queryParams(c, "group_id", "exact")
 	if err != nil {
-		return err
+		return queryapi.MemoryListParams{}, err
 	}
 	exact := false
 	if v, ok := p["exact"]; ok {
 		if exact, err = strconv.ParseBool(v); err != nil {
-			return errBadRequest(fmt.Sprintf("query parameter exact: %q is not true or false", v))
+			return queryapi.MemoryListParams{}, errBadRequest(fmt.Sprintf("query parameter exact: %q is not true or false", v))
 		}
 	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	l, err := t.MemoryList(c.Request().Context(), queryapi.MemoryListParams{GroupID: p["group_id"], Exact: exact})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, l)
-}
-
-func (s *server) getMemory(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	id, err := memoryID(c)
-	if err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	m, err := t.MemoryGet(c.Request().Context(), queryapi.MemoryRef{ID: id})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, m)
+	return queryapi.MemoryListParams{GroupID: p["group_id"], Exact: exact}, nil
 }
 
 // memoryPatch is the body of PATCH /memories/{id}: fields left out stay.
@@ -128,43 +112,23 @@ type memoryPatch struct {
 	Tags    *[]string `json:"tags"`
 }
 
-func (s *server) updateMemory(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	id, err := memoryID(c)
+// memoryUpdate reads PATCH /memories/{id}.
+func memoryUpdate(c echo.Context) (queryapi.MemoryUpdateParams, error) {
+	ref, err := memoryRef(c)
 	if err != nil {
-		return err
+		return queryapi.MemoryUpdateParams{}, err
 	}
 	var b memoryPatch
 	if err := decodeJSON(c, &b); err != nil {
-		return err
+		return queryapi.MemoryUpdateParams{}, err
 	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	m, err := t.MemoryUpdate(c.Request().Context(), queryapi.MemoryUpdateParams{ID: id, Content: b.Content, GroupID: b.GroupID, Tags: b.Tags})
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, m)
+	return queryapi.MemoryUpdateParams{ID: ref.ID, Content: b.Content, GroupID: b.GroupID, Tags: b.Tags}, nil
 }
 
-func (s *server) deleteMemory(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
+// deleteMemory unpins a memory.
+func deleteMemory(t *queryapi.Tools, ctx context.Context, ref queryapi.MemoryRef) (deleteResponse, error) {
+	if err := t.MemoryDelete(ctx, ref); err != nil {
+		return deleteResponse{}, err
 	}
-	id, err := memoryID(c)
-	if err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	if err := t.MemoryDelete(c.Request().Context(), queryapi.MemoryRef{ID: id}); err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, deleteResponse{Deleted: 1})
+	return deleteResponse{Deleted: 1}, nil
 }

@@ -12,15 +12,18 @@ import (
 // profileRoutes registers the profile routes: get_profile, search_profiles,
 // and a profile's revisions and restore.
 func (s *server) profileRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
-	e.GET("/profiles/:entity_type/:entity_id", s.getProfile, auth)
-	e.GET("/profiles/:entity_type/:entity_id/revisions", s.profileRevisions, auth)
+	e.GET("/profiles/:entity_type/:entity_id", toolRoute(s, profilePath, (*queryapi.Tools).GetProfile), auth)
+	e.GET("/profiles/:entity_type/:entity_id/revisions", toolRoute(s, profilePath, (*queryapi.Tools).ProfileRevisions), auth)
 	e.POST("/profiles/:entity_type/:entity_id/restore", s.restoreProfile, auth)
-	e.POST("/profiles/search", s.searchProfiles, auth)
+	e.POST("/profiles/search", toolRoute(s, jsonBody[queryapi.ProfileSearchParams], (*queryapi.Tools).SearchProfiles), auth)
 }
 
 // profilePath reads the profile named by the path (the id unescaped: ids
-// may contain "/"); the tools check it.
+// may contain "/"); the tools check it. The request takes no query parameters.
 func profilePath(c echo.Context) (queryapi.ProfileParams, error) {
+	if _, err := queryParams(c); err != nil {
+		return queryapi.ProfileParams{}, err
+	}
 	id, err := url.PathUnescape(c.Param("entity_id"))
 	if err != nil {
 		return queryapi.ProfileParams{}, errBadRequest("malformed entity id in path")
@@ -28,71 +31,11 @@ func profilePath(c echo.Context) (queryapi.ProfileParams, error) {
 	return queryapi.ProfileParams{EntityType: c.Param("entity_type"), EntityID: id}, nil
 }
 
-func (s *server) getProfile(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	p, err := profilePath(c)
-	if err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	pr, err := t.GetProfile(c.Request().Context(), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, pr)
-}
-
-func (s *server) searchProfiles(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	var p queryapi.ProfileSearchParams
-	if err := decodeJSON(c, &p); err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	page, err := t.SearchProfiles(c.Request().Context(), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, page)
-}
-
-func (s *server) profileRevisions(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	p, err := profilePath(c)
-	if err != nil {
-		return err
-	}
-	t, err := s.bind(c)
-	if err != nil {
-		return err
-	}
-	revs, err := t.ProfileRevisions(c.Request().Context(), p)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, revs)
-}
-
 type restoreRequest struct {
 	Revision int `json:"revision"`
 }
 
 func (s *server) restoreProfile(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
 	p, err := profilePath(c)
 	if err != nil {
 		return err

@@ -209,6 +209,8 @@ func TestBadInput(t *testing.T) {
 		{"semantic both", "POST", "/search/semantic", map[string]any{"query_text": "a", "query_embedding": []float32{1}}, nil, 422, codeInvalid},
 		{"semantic wrong dim", "POST", "/search/semantic", map[string]any{"query_embedding": []float32{1, 2}}, nil, 422, codeInvalid},
 		{"top_k over cap", "POST", "/search/semantic", queryapi.SemanticParams{QueryText: "a", TopK: 101}, nil, 422, codeInvalid},
+		{"lexical query param", "POST", "/search/lexical" + q("top_k", "5"), queryapi.LexicalParams{QueryText: "a"}, nil, 400, codeBadRequest},
+		{"semantic query param", "POST", "/search/semantic" + q("user_id", "qq:2"), queryapi.SemanticParams{QueryText: "a"}, nil, 400, codeBadRequest},
 		{"neighbors over cap", "GET", "/messages/m1/neighbors" + q("before", "51"), nil, nil, 422, codeInvalid},
 		{"neighbors missing", "GET", "/messages/nope/neighbors", nil, nil, 404, codeNotFound},
 		{"delete missing", "DELETE", "/messages/nope", nil, nil, 404, codeNotFound},
