@@ -21,7 +21,7 @@ type offlineBrain struct {
 func (b *offlineBrain) name() string { return "offline" }
 
 // action is one search round the offline brain may run: either run, or
-// fetch, whose hits the round remembers. A fetch may start early (see
+// fetch, whose hits the round remembers (do). A fetch may start early (see
 // prefetch).
 type action struct {
 	name  string
@@ -58,6 +58,19 @@ func (a action) prefetch(ctx context.Context, r *run, pending *sync.WaitGroup) a
 		}
 	}
 	return a
+}
+
+// do runs the action's round: its run, or its fetch with the hits remembered.
+func (a action) do(ctx context.Context, r *run) error {
+	if a.run != nil {
+		return a.run(ctx)
+	}
+	hits, err := a.fetch(ctx)
+	if err != nil {
+		return err
+	}
+	r.remember(hits)
+	return nil
 }
 
 func (b *offlineBrain) recall(ctx context.Context, r *run) error {
@@ -176,14 +189,11 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 			plan[1] = plan[1].prefetch(ctx, r, &pending)
 		}
 		act := plan[i]
-		if act.fetch != nil {
-			act = act.prefetch(ctx, r, &pending)
-		}
 		before := r.supported(rel, o)
 		r.mu.Lock() // a prefetch's tool calls read rounds for the trace
 		r.rounds++
 		r.mu.Unlock()
-		if err := act.run(ctx); err != nil {
+		if err := act.do(ctx, r); err != nil {
 			if errors.Is(err, errToolBudget) || ctx.Err() != nil {
 				stop = StopBudget
 				r.note("search stopped early: %s", budgetText(err, ctx))
