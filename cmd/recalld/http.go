@@ -497,11 +497,8 @@ func (s *server) recall(c echo.Context) error {
 // endTurn queues the ended turn for the historian: 202 once the job is
 // durable, 200 when the turn had nothing to queue.
 func (s *server) endTurn(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	var t ingest.TurnEnd
-	if err := decodeJSON(c, &t); err != nil {
+	t, err := jsonBody[ingest.TurnEnd](c)
+	if err != nil {
 		return err
 	}
 	r, err := s.queue.Enqueue(c.Request().Context(), userOf(c), t)

@@ -28,11 +28,8 @@ func (s *server) contextConfig() queryapi.ContextConfig {
 }
 
 func (s *server) turnContext(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	var req queryapi.ContextParams
-	if err := decodeJSON(c, &req); err != nil {
+	req, err := jsonBody[queryapi.ContextParams](c)
+	if err != nil {
 		return err
 	}
 	tools, err := s.bind(c)

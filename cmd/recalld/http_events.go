@@ -50,11 +50,8 @@ func (s *server) eventSearchConfig() queryapi.EventSearchConfig {
 }
 
 func (s *server) searchEvents(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	var req searchEventsRequest
-	if err := decodeJSON(c, &req); err != nil {
+	req, err := jsonBody[searchEventsRequest](c)
+	if err != nil {
 		return err
 	}
 	tools, err := s.bind(c)

@@ -48,32 +48,24 @@ func (s *server) listMemos(c echo.Context) error {
 	return c.JSON(http.StatusOK, l)
 }
 
-// memoryID is the :id path parameter, unescaped; the tools check its form.
-func memoryID(c echo.Context) (string, error) {
-	id, err := url.PathUnescape(c.Param("id"))
-	if err != nil {
-		return "", errBadRequest("malformed memory id in path")
-	}
-	return id, nil
-}
-
-// memoryRef reads a request naming a memory by path, without query parameters.
+// memoryRef reads a request naming a memory by its :id path parameter
+// (unescaped; the tools check its form), without query parameters.
 func memoryRef(c echo.Context) (queryapi.MemoryRef, error) {
 	if _, err := queryParams(c); err != nil {
 		return queryapi.MemoryRef{}, err
 	}
-	id, err := memoryID(c)
-	return queryapi.MemoryRef{ID: id}, err
+	id, err := url.PathUnescape(c.Param("id"))
+	if err != nil {
+		return queryapi.MemoryRef{}, errBadRequest("malformed memory id in path")
+	}
+	return queryapi.MemoryRef{ID: id}, nil
 }
 
 // addMemory pins a memory: 201 when it is new, 200 when the request names
 // an id that exists with the same content (a replay).
 func (s *server) addMemory(c echo.Context) error {
-	if _, err := queryParams(c); err != nil {
-		return err
-	}
-	var p queryapi.MemoryAddParams
-	if err := decodeJSON(c, &p); err != nil {
+	p, err := jsonBody[queryapi.MemoryAddParams](c)
+	if err != nil {
 		return err
 	}
 	t, err := s.bind(c)
