@@ -146,6 +146,9 @@ func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.P
 	r.toolTime(start)
 	if err == nil {
 		r.sawConsidered(page.Considered)
+		for _, n := range page.Notes {
+			r.note("%s", n)
+		}
 	}
 	r.step("decide", "lexical_search", p, len(page.Hits), "")
 	return page, err

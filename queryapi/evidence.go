@@ -40,6 +40,9 @@ type Page struct {
 	// Considered is how many of the user's messages the query could see
 	// (those inside its filter), for the agent's stated limits.
 	Considered int `json:"considered"`
+	// Notes say where the search did not take the query as written (a
+	// quoted phrase too long to match word by word).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // NeighborsResult is a message with the messages around it in its conversation.

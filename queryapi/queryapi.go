@@ -280,7 +280,7 @@ func (t *Tools) LexicalSearch(ctx context.Context, p LexicalParams) (Page, error
 	if err != nil {
 		return Page{}, err
 	}
-	page := Page{Hits: make([]Evidence, 0, len(hits)), NextCursor: next, Considered: n}
+	page := Page{Hits: make([]Evidence, 0, len(hits)), NextCursor: next, Considered: n, Notes: t.store.LexicalNotes(p.QueryText)}
 	for _, h := range hits {
 		page.Hits = append(page.Hits, evidenceOf(h.Message, h.Score))
 	}

@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	emb "github.com/recalld/recalld/storage/embed"
@@ -36,6 +38,18 @@ type LexicalQuery struct {
 
 // LexicalSearch ranks user's messages for q by BM25, best first, and returns
 // the cursor of the next page ("" at the end).
+//
+// Quoted phrases are not left to Bleve's phrase matcher: for each partial
+// match it scans all of a term's locations in the document, so its work
+// grows with the square of how often a term repeats in one message (a
+// 64 KB message of one repeated character and a two-character quote of it
+// took 10 s, an eight-character one minutes, and the work ignores the
+// request's deadline). Bleve finds the messages that hold every term of the
+// phrase, ranked by BM25, and each candidate is then checked for the terms
+// at consecutive positions (phraseAt), in time linear in the message,
+// between which the deadline is checked. A page holds fewer hits than asked
+// when maxPhraseCandidates candidates were checked first; its cursor goes
+// on from there.
 func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) ([]Hit, string, error) {
 	if s.cfg.QueueOnly {
 		return nil, "", errQueueOnly
@@ -53,15 +67,38 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 	}
 	var must []query.Query
 	var should []query.Query
-	for _, p := range phrases {
+	m := s.index.Mapping()
+	var checks [][]phraseTerm // per phrase, the ways it may occur
+	for i, p := range phrases {
 		var alts []query.Query
+		exact := i < maxPhrases && phrasePositions(m, p) <= maxPhrasePositions
+		var ways []phraseTerm
 		for _, fs := range textFields {
 			for _, f := range fs {
-				mp := bleve.NewMatchPhraseQuery(p)
-				mp.SetField(f)
-				mp.Analyzer = fieldAnalyzer[f]
-				alts = append(alts, mp)
+				if !exact {
+					// A phrase too long to check position by position is
+					// searched as all of its words (LexicalNotes says so).
+					mq := bleve.NewMatchQuery(p)
+					mq.SetField(f)
+					mq.Analyzer = fieldAnalyzer[f]
+					mq.SetOperator(query.MatchQueryOperatorAnd)
+					alts = append(alts, mq)
+					continue
+				}
+				terms := phraseTerms(m, f, p)
+				if q := allTermsQuery(f, terms); q != nil {
+					alts = append(alts, q)
+					ways = append(ways, phraseTerm{field: f, terms: terms})
+				}
 			}
+		}
+		if len(alts) == 0 {
+			// Nothing in the phrase is a word (only punctuation): as
+			// before, a required phrase that nothing matches.
+			alts = append(alts, bleve.NewMatchNoneQuery())
+		}
+		if len(ways) > 0 {
+			checks = append(checks, ways)
 		}
 		must = append(must, bleve.NewDisjunctionQuery(alts...))
 	}
@@ -113,39 +150,102 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 			return nil, "", err
 		}
 	}
-	req := bleve.NewSearchRequestOptions(bq, q.Size+1, offset, false)
+	want := q.Size + 1 // one hit more than the page tells whether another follows
+	batch := want
+	if len(checks) > 0 {
+		batch = max(2*want, 32)
+	}
+	var hits []Hit
+	next, checked, exhausted := offset, 0, false // next: rank of the first candidate not looked at
+	analysed := 0                                // bytes of text checked for phrases
+	for {
+		n := batch
+		if len(checks) > 0 {
+			n = min(batch, maxPhraseCandidates-checked)
+		}
+		cands, err := s.lexicalPage(ctx, user, bq, next, n)
+		if err != nil {
+			return nil, "", err
+		}
+		exhausted = len(cands) < n
+		for _, c := range cands {
+			if len(hits) == want || analysed >= maxPhraseBytes {
+				exhausted = false // the rest of cands not looked at
+				break
+			}
+			next++
+			checked++
+			if !c.ok {
+				continue
+			}
+			if len(checks) > 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, "", fmt.Errorf("storage: lexical search: %w", err)
+				}
+				ok, n, err := s.holdsPhrases(ctx, c.hit.Message, c.seq, checks)
+				if err != nil {
+					return nil, "", err
+				}
+				analysed += n
+				if !ok {
+					continue
+				}
+			}
+			hits = append(hits, c.hit)
+		}
+		if len(hits) == want || exhausted || len(checks) == 0 || checked >= maxPhraseCandidates || analysed >= maxPhraseBytes {
+			break
+		}
+	}
+	cursor := -1
+	switch {
+	case len(hits) == want:
+		hits = hits[:q.Size]
+		cursor = next - 1 // the extra hit's rank
+	case !exhausted:
+		cursor = next
+	}
+	if cursor < 0 || cursor > maxLexicalOffset {
+		return hits, "", nil
+	}
+	return hits, encodeLexCursor(cursor), nil
+}
+
+// lexCandidate is one document of a lexical ranking; ok is false when its
+// message is gone (deleted, not yet out of the index).
+type lexCandidate struct {
+	hit Hit
+	seq int64
+	ok  bool
+}
+
+// lexicalPage returns up to size documents of bq from rank offset on,
+// hydrated.
+func (s *Store) lexicalPage(ctx context.Context, user string, bq query.Query, offset, size int) ([]lexCandidate, error) {
+	req := bleve.NewSearchRequestOptions(bq, size, offset, false)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := s.index.SearchInContext(ctx, req)
 	if err != nil {
-		return nil, "", fmt.Errorf("storage: lexical search: %w", err)
-	}
-	more := len(res.Hits) > q.Size
-	if more {
-		res.Hits = res.Hits[:q.Size]
+		return nil, fmt.Errorf("storage: lexical search: %w", err)
 	}
 	seqs := make([]int64, 0, len(res.Hits))
 	for _, h := range res.Hits {
 		seq, err := strconv.ParseInt(h.ID, 10, 64)
 		if err != nil {
-			return nil, "", fmt.Errorf("storage: lexical doc id %q: %w", h.ID, err)
+			return nil, fmt.Errorf("storage: lexical doc id %q: %w", h.ID, err)
 		}
 		seqs = append(seqs, seq)
 	}
 	msgs, err := s.hydrate(ctx, user, seqs)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	hits := make([]Hit, 0, len(seqs))
+	out := make([]lexCandidate, len(seqs))
 	for i, seq := range seqs {
-		if m, ok := msgs[seq]; ok {
-			hits = append(hits, Hit{Message: m, Score: res.Hits[i].Score})
-		}
+		m, ok := msgs[seq]
+		out[i] = lexCandidate{hit: Hit{Message: m, Score: res.Hits[i].Score}, seq: seq, ok: ok}
 	}
-	next := ""
-	if more && len(res.Hits) > 0 {
-		next = encodeLexCursor(offset + q.Size)
-	}
-	return hits, next, nil
+	return out, nil
 }
 
 func lexicalFilters(f Filter) []query.Query {
@@ -180,6 +280,169 @@ func lexicalFilters(f Filter) []query.Query {
 		out = append(out, r)
 	}
 	return out
+}
+
+// Phrase bounds. Checking a phrase costs its length times the candidate
+// message's: phrases longer than maxPhrasePositions terms, and those after
+// the first maxPhrases, are searched as all of their words instead, and one
+// page checks at most maxPhraseCandidates candidates and maxPhraseBytes of
+// their text (about 30 ms of analysis; at least 32 messages of the largest).
+const (
+	maxPhrasePositions  = 32
+	maxPhrases          = 4
+	maxPhraseCandidates = 512
+	maxPhraseBytes      = 2 << 20
+)
+
+// phraseTerm is a phrase as one text field sees it: its terms position by
+// position ("" where the analyzer left a gap).
+type phraseTerm struct {
+	field string
+	terms []string
+}
+
+// allTermsQuery requires every term of a phrase in field: the candidates
+// that phraseAt then checks for their order. It keeps one term a position,
+// the shortest: the CJK analyzer puts each character's unigram at the
+// position of the bigram it starts, and a document with a bigram at a
+// position always holds the unigram there too, so the unigrams alone find
+// the same documents (across punctuation a quote may leave out, where no
+// bigram spans it) and check them in one pass.
+func allTermsQuery(field string, terms []string) query.Query {
+	var qs []query.Query
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		tq := bleve.NewTermQuery(t)
+		tq.SetField(field)
+		qs = append(qs, tq)
+	}
+	if len(qs) == 0 {
+		return nil
+	}
+	return bleve.NewConjunctionQuery(qs...)
+}
+
+// holdsPhrases reports whether m holds each phrase in one of its ways: the
+// text its field indexes analysed as the index did, the phrase's terms at
+// consecutive positions.
+func (s *Store) holdsPhrases(ctx context.Context, m Message, seq int64, checks [][]phraseTerm) (ok bool, analysed int, err error) {
+	mp := s.index.Mapping()
+	text := embedText(m.SenderName, m.Content)
+	var ctxText *string // the contextual fields' text, read when first needed
+	docs := map[string][]string{}
+	for _, ways := range checks {
+		found := false
+		for _, w := range ways {
+			doc, ok := docs[w.field]
+			if !ok {
+				src := text
+				if w.field == fCtxCJK || w.field == fCtxEN {
+					if ctxText == nil {
+						prev, err := s.previousTurn(ctx, pendingDoc{seq: seq, user: m.UserID, conv: m.ConversationID, createdMS: m.CreatedAt.UnixMilli()})
+						if err != nil {
+							return false, analysed, err
+						}
+						t := text
+						if prev != "" {
+							t = prev + "\n" + text
+						}
+						ctxText = &t
+					}
+					src = *ctxText
+				}
+				doc = phraseTerms(mp, w.field, src)
+				docs[w.field] = doc
+				analysed += len(src)
+			}
+			if phraseAt(doc, w.terms) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false, analysed, nil
+		}
+	}
+	return true, analysed, nil
+}
+
+// phraseAt reports whether doc holds phrase at consecutive positions; a gap
+// in the phrase matches any term, as in Bleve's phrase matcher. It takes at
+// most len(doc)·len(phrase) steps.
+func phraseAt(doc, phrase []string) bool {
+	if len(phrase) == 0 || len(phrase) > len(doc) {
+		return false
+	}
+	for i := 0; i+len(phrase) <= len(doc); i++ {
+		ok := true
+		for k, t := range phrase {
+			if t != "" && doc[i+k] != t {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// LexicalNotes says how the store searches text where it does not search it
+// as written: phrases too long (or too many) to check word by word are
+// searched as all of their words.
+func (s *Store) LexicalNotes(text string) []string {
+	if s.cfg.QueueOnly {
+		return nil
+	}
+	_, phrases := splitQuery(text)
+	var notes []string
+	for i, p := range phrases {
+		switch {
+		case i >= maxPhrases:
+			notes = append(notes, fmt.Sprintf("only the first %d quoted phrases are matched as phrases; the others as all of their words", maxPhrases))
+			return notes
+		case phrasePositions(s.index.Mapping(), p) > maxPhrasePositions:
+			notes = append(notes, fmt.Sprintf("a quoted phrase longer than %d words is matched as all of its words, in any order", maxPhrasePositions))
+		}
+	}
+	return slices.Compact(notes)
+}
+
+// phraseTerms analyses p with field's analyzer and returns its shortest term
+// at each position from the first to the last ("" where the analyzer left a
+// gap, e.g. a stop word).
+func phraseTerms(m mapping.IndexMapping, field, p string) []string {
+	an := m.AnalyzerNamed(fieldAnalyzer[field])
+	if an == nil {
+		return nil
+	}
+	tokens := an.Analyze([]byte(p))
+	if len(tokens) == 0 {
+		return nil
+	}
+	first, last := tokens[0].Position, tokens[0].Position
+	for _, t := range tokens {
+		first, last = min(first, t.Position), max(last, t.Position)
+	}
+	terms := make([]string, last-first+1)
+	for _, t := range tokens {
+		i := t.Position - first
+		if terms[i] == "" || utf8.RuneCount(t.Term) < utf8.RuneCountInString(terms[i]) {
+			terms[i] = string(t.Term)
+		}
+	}
+	return terms
+}
+
+// phrasePositions is how many positions p spans in the CJK field, the field
+// that cuts it finest.
+func phrasePositions(m mapping.IndexMapping, p string) int {
+	return len(phraseTerms(m, fTextCJK, p))
 }
 
 // splitQuery separates "quoted phrases" (ASCII or CJK quotes, balanced) from
