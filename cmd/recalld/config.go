@@ -34,6 +34,9 @@ type Config struct {
 	RequestTimeout duration `toml:"request_timeout"`
 	// ShutdownTimeout bounds the graceful shutdown, outbox drain included.
 	ShutdownTimeout duration `toml:"shutdown_timeout"`
+	// PerUserInflight is how many of one user's requests run at once; the
+	// others wait their turn within their deadline (fairness.go). 0: no bound.
+	PerUserInflight int `toml:"per_user_inflight"`
 
 	// APIKeys authenticate callers. With none, the server accepts any
 	// X-Recall-User and only listens on loopback.
@@ -117,6 +120,7 @@ func DefaultConfig() Config {
 		WriteTimeout:    duration{60 * time.Second},
 		RequestTimeout:  duration{30 * time.Second},
 		ShutdownTimeout: duration{30 * time.Second},
+		PerUserInflight: 4,
 		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
 			Retry: duration{30 * time.Second}},
 		Cognitive: defaultCognitive(),
@@ -250,6 +254,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	}
 	num("RECALLD_BODY_LIMIT", func(n int64) { cfg.BodyLimit = n })
 	num("RECALLD_MAX_BATCH", func(n int64) { cfg.MaxBatch = int(n) })
+	num("RECALLD_PER_USER_INFLIGHT", func(n int64) { cfg.PerUserInflight = int(n) })
 	dur("RECALLD_SHUTDOWN_TIMEOUT", &cfg.ShutdownTimeout)
 	dur("RECALLD_REQUEST_TIMEOUT", &cfg.RequestTimeout)
 	// RECALLD_API_KEYS is a comma-separated list of key or key=user_prefix.
@@ -293,6 +298,9 @@ func (c Config) validate() error {
 	}
 	if c.MaxBatch < 1 {
 		errs = append(errs, fmt.Errorf("max_batch %d must be positive", c.MaxBatch))
+	}
+	if c.PerUserInflight < 0 {
+		errs = append(errs, fmt.Errorf("per_user_inflight %d must not be negative (0: no bound)", c.PerUserInflight))
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)

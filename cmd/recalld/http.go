@@ -42,6 +42,7 @@ type server struct {
 	cfg     Config
 	live    *liveConfig
 	breaker *storeBreaker // around every route that uses the store
+	slots   *userSlots    // each user's running requests; nil: no bound
 	// degraded lists what was found wrong at start (an unreachable
 	// embedder, say); /healthz shows it.
 	degraded []string
@@ -63,6 +64,9 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 		tools: newQueryService(store, cfg), agent: ag,
 		queue: ingest.NewQueue(store), version: version,
 		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log)}
+	if cfg.PerUserInflight > 0 {
+		s.slots = newUserSlots(cfg.PerUserInflight)
+	}
 	s.mcp = newMCPTools(mcpConfig{Tools: s.tools, Agent: ag, Events: s.eventSearchConfig, Gate: s.breaker, Log: log,
 		Timeout: cfg.RequestTimeout.Duration, Version: version})
 	e := echo.New()
@@ -84,7 +88,11 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	// Authentication is per route, not an echo.Group: a group's middleware
 	// turns every unmatched method into 404 instead of 405. Every
 	// authenticated route uses the store, so it runs behind the breaker.
-	auth := func(next echo.HandlerFunc) echo.HandlerFunc { return s.authenticate(s.breaker.guard(next)) }
+	// Each user's requests run a few at a time (fairShare), so no user's
+	// burst takes the cores from the others.
+	auth := func(next echo.HandlerFunc) echo.HandlerFunc {
+		return s.authenticate(s.fairShare(s.breaker.guard(next)))
+	}
 	e.POST("/messages", s.postMessages, auth)
 	e.GET("/messages", toolRoute(s, listParams, (*queryapi.Tools).MessagesList), auth)
 	e.DELETE("/messages/:id", s.deleteMessage, auth)
