@@ -528,10 +528,25 @@ type vectorRow struct {
 	terms []uint64
 }
 
+// Values of the indexed column of messages and events.
+const (
+	// vecPending: no vector yet. The vector catch-up embeds the row once
+	// the embedder answers (storage/migrations/0008_unvectored.sql).
+	vecPending = 0
+	// vecStored: the vector is in the corpus's vec0 and rescore tables and
+	// counted in its stats.
+	vecStored = 1
+	// vecNone: the embedder gave the text a vector without a norm (hasNorm),
+	// which no cosine similarity can rank: the row is kept without a vector
+	// and never embedded again, until a reindex resets it to vecPending.
+	vecNone = 2
+)
+
 // writeVectors stores the rows' vectors and term statistics in c, skipping
-// rows deleted meanwhile or already indexed. It runs inside the writer's tx
-// with each statement prepared once, and adds the document frequencies of
-// the whole batch per distinct term.
+// rows deleted meanwhile or already indexed; a row whose vector has no norm
+// is marked vecNone instead. It runs inside the writer's tx with each
+// statement prepared once, and adds the document frequencies of the whole
+// batch per distinct term.
 func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []vectorRow) error {
 	if len(rows) == 0 {
 		return nil
@@ -541,7 +556,7 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		`SELECT indexed FROM ` + c.rows + ` WHERE seq = ? AND user_id = ?`,
 		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-1) + `, vec_bit(?))`,
 		`INSERT OR REPLACE INTO ` + c.rescore + ` (seq, scale, v) VALUES (?, ?, ?)`,
-		`UPDATE ` + c.rows + ` SET indexed = 1 WHERE seq = ?`,
+		`UPDATE ` + c.rows + ` SET indexed = ? WHERE seq = ?`,
 	}
 	stmts := make([]*sql.Stmt, 0, len(queries))
 	defer func() {
@@ -566,11 +581,17 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 	for _, d := range rows {
 		var indexed int
 		err := check.QueryRowContext(ctx, d.seq, d.user).Scan(&indexed)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) || d.vec == nil {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != vecPending) || d.vec == nil {
 			continue
 		}
 		if err != nil {
 			return err
+		}
+		if !hasNorm(d.vec) {
+			if _, err := mark.ExecContext(ctx, vecNone, d.seq); err != nil {
+				return err
+			}
+			continue
 		}
 		blob, err := sqlitevec.SerializeFloat32(d.vec)
 		if err != nil {
@@ -584,7 +605,7 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
 			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}
-		if _, err := mark.ExecContext(ctx, d.seq); err != nil {
+		if _, err := mark.ExecContext(ctx, vecStored, d.seq); err != nil {
 			return err
 		}
 		for _, t := range d.terms {
@@ -613,28 +634,29 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 	return nil
 }
 
-// unindexVector removes a message's vector and its share of the statistics.
-func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq int64, text string) error {
+// unindexVector removes the vector of row seq of corpus c and its share of
+// the statistics; text is what was embedded.
+func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, c corpus, user string, seq int64, text string) error {
 	if !s.vecTable {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid = ?`, seq); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.vec+` WHERE rowid = ?`, seq); err != nil {
 		return fmt.Errorf("vector %d: %w", seq, err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq = ?`, seq); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.rescore+` WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("vector %d: %w", seq, err)
 	}
 	if s.tw != nil {
 		for _, t := range s.tw.Terms(text) {
-			if _, err := tx.ExecContext(ctx, `UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term = ?`, user, int64(t)); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+c.df+` SET df = df - 1 WHERE user_id = ? AND term = ?`, user, int64(t)); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM term_df WHERE user_id = ? AND df <= 0`, user); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.df+` WHERE user_id = ? AND df <= 0`, user); err != nil {
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed - 1 WHERE user_id = ?`, user)
+	_, err := tx.ExecContext(ctx, `UPDATE `+c.stats+` SET indexed = indexed - 1 WHERE user_id = ?`, user)
 	return err
 }
 

@@ -429,8 +429,8 @@ func (s *Store) Delete(ctx context.Context, user, id string) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE user_stats SET messages = messages - 1 WHERE user_id = ?`, user); err != nil {
 			return err
 		}
-		if indexed != 0 {
-			if err := s.unindexVector(ctx, tx, user, seq, embedText(sender, content)); err != nil {
+		if indexed == vecStored {
+			if err := s.unindexVector(ctx, tx, messageCorpus, user, seq, embedText(sender, content)); err != nil {
 				return err
 			}
 		}

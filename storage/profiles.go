@@ -436,11 +436,15 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		for i, d := range dirty {
 			if vecs != nil {
-				blob, err := sqlitevec.SerializeFloat32(vecs[i])
-				if err != nil {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM vec_profiles WHERE rowid = ?`, d.seq); err != nil {
 					return err
 				}
-				if _, err := tx.ExecContext(ctx, `DELETE FROM vec_profiles WHERE rowid = ?`, d.seq); err != nil {
+			}
+			// A text whose vector has no norm gets none: the profile is
+			// found by its words only.
+			if vecs != nil && hasNorm(vecs[i]) {
+				blob, err := sqlitevec.SerializeFloat32(vecs[i])
+				if err != nil {
 					return err
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO vec_profiles (rowid, user_id, entity_type, embedding) VALUES (?, ?, ?, ?)`,
@@ -534,6 +538,8 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 		switch {
 		case err != nil:
 			s.log.Warn("profile search without vectors: the embedder failed", "err", err)
+		case !hasNorm(vs[0]):
+			// A question without features has no neighbours.
 		default:
 			blob, err := sqlitevec.SerializeFloat32(vs[0])
 			if err != nil {
@@ -551,13 +557,14 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 			for rows.Next() {
 				var (
 					seq  int64
-					dist float64
+					dist sql.NullFloat64
 				)
 				if err := rows.Scan(&seq, &dist); err != nil {
 					rows.Close()
 					return nil, fmt.Errorf("storage: profile knn: %w", err)
 				}
-				if 1-dist >= minProfileSimilarity {
+				// NULL: a vector without a norm (dropped at open since).
+				if dist.Valid && 1-dist.Float64 >= minProfileSimilarity {
 					add(seq, rank)
 					rank++
 				}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -256,7 +257,9 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if err != nil {
 		return nil, err
 	}
-	if isZero(vec) {
+	if !hasNorm(vec) {
+		// A question without features (only symbols or stop words for the
+		// hashing embedder) has no direction: nothing is near it.
 		return nil, nil
 	}
 	var indexed int
@@ -352,14 +355,17 @@ type corpus struct {
 	// addIndexed adds ?2 to the count of vectors of user ?1 in stats.
 	addIndexed string
 	df         string // per-user document frequencies of embedder features
+	// textCols selects the sender and the content of a row of rows, for
+	// embedText: what was embedded.
+	textCols string
 }
 
 var (
 	messageCorpus = corpus{rows: "messages", vec: "vec_messages", meta: []string{"role", "created_ms", "conversation_id", "group_id"},
-		rescore: "vec_rescore", stats: "user_stats", df: "term_df",
+		rescore: "vec_rescore", stats: "user_stats", df: "term_df", textCols: "sender_name, content",
 		addIndexed: `UPDATE user_stats SET indexed = indexed + ?2 WHERE user_id = ?1`}
 	eventCorpus = corpus{rows: "events", vec: "vec_events", meta: []string{"group_id", "sender_id", "ts"},
-		rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df",
+		rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df", textCols: "'', content",
 		addIndexed: `INSERT INTO event_stats (user_id, indexed) VALUES (?1, ?2)
 			ON CONFLICT (user_id) DO UPDATE SET indexed = indexed + excluded.indexed`}
 )
@@ -375,14 +381,22 @@ func (s *Store) knn(ctx context.Context, c corpus, match string, arg any, k int,
 	var out []scoredSeq
 	for rows.Next() {
 		var sc scoredSeq
-		var d float64
+		var d sql.NullFloat64
 		if err := rows.Scan(&sc.seq, &d); err != nil {
 			return nil, fmt.Errorf("storage: knn: %w", err)
 		}
-		sc.score = 1 - d
+		// A stored vector without a norm has no cosine distance (NULL):
+		// it is no neighbour, and no reason to fail the search.
+		if !d.Valid || math.IsNaN(d.Float64) {
+			continue
+		}
+		sc.score = 1 - d.Float64
 		out = append(out, sc)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: knn: %w", err)
+	}
+	return out, nil
 }
 
 // coarseCandidates is how many binary-code candidates are rescored for k
@@ -443,13 +457,19 @@ func (s *Store) rescore(ctx context.Context, c corpus, vec []float32, seqs []int
 	for rows.Next() {
 		var (
 			sc    scoredSeq
-			scale float64
+			scale sql.NullFloat64
 			b     []byte
 		)
 		if err := rows.Scan(&sc.seq, &scale, &b); err != nil {
 			return nil, fmt.Errorf("storage: rescore: %w", err)
 		}
-		sc.score = float64(emb.Cosine(vec, dequantize(buf, scale, b)))
+		if !scale.Valid {
+			continue
+		}
+		sc.score = float64(emb.Cosine(vec, dequantize(buf, scale.Float64, b)))
+		if math.IsNaN(sc.score) || math.IsInf(sc.score, 0) {
+			continue
+		}
 		out = append(out, sc)
 	}
 	if err := rows.Err(); err != nil {
@@ -534,13 +554,19 @@ func dequantize(dst []float32, scale float64, q []byte) []float32 {
 	return dst
 }
 
-func isZero(v []float32) bool {
+// hasNorm reports whether v has a finite, non-zero length, so that a cosine
+// similarity with it exists. An embedder gives a vector without one to a
+// text it finds no feature in (the hashing embedder: "ok", "!!!", "the" or
+// a lone emoji), and a remote embedder may return non-finite numbers.
+// sqlite-vec sums the squares in float32, so the sum must not underflow or
+// overflow there either.
+func hasNorm(v []float32) bool {
+	var sum float64
 	for _, x := range v {
-		if x != 0 {
-			return false
-		}
+		sum += float64(x) * float64(x)
 	}
-	return true
+	s32 := float32(sum)
+	return sum > 0 && !math.IsInf(sum, 0) && !math.IsNaN(sum) && s32 > 0 && !math.IsInf(float64(s32), 0)
 }
 
 // withoutCJK returns s with its CJK characters replaced by spaces.

@@ -229,7 +229,13 @@ func (s *Store) init(ctx context.Context) error {
 	if s.eindex, err = openIndex(filepath.Join(s.cfg.Dir, eventIndexDir), eventIndexMapping); err != nil {
 		return err
 	}
-	return s.openProfileIndex(ctx)
+	if err := s.openProfileIndex(ctx); err != nil {
+		return err
+	}
+	if s.vecOK {
+		return s.dropNormlessVectors(ctx)
+	}
+	return nil
 }
 
 // migrate applies the embedded migrations in order, one transaction each.
@@ -331,9 +337,11 @@ func (s *Store) resetVectors(ctx context.Context) error {
 				return fmt.Errorf("storage: reset vectors: %w", err)
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.emb.Name()+"/"+strconv.Itoa(s.emb.Dim()))
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.emb.Name()+"/"+strconv.Itoa(s.emb.Dim())); err != nil {
+			return err
+		}
+		return setNormlessDropped(ctx, tx) // new tables hold no vector without a norm
 	})
 }
 
