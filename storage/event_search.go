@@ -56,7 +56,8 @@ type EventResult struct {
 
 // SearchEvents returns user's events inside q's filters that match q.Text
 // lexically (the best q.Size by BM25) or by meaning (the q.Size nearest).
-func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (EventResult, error) {
+func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (_ EventResult, err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return EventResult{}, errQueueOnly
 	}

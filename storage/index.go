@@ -242,7 +242,8 @@ func (s *Store) runIndexer() {
 // the number of entries indexed so far and the number left. When the
 // embedder is unavailable the lexical index is still complete, and the error
 // wraps ErrSemanticUnavailable with the number of messages left without a vector.
-func (s *Store) Drain(ctx context.Context, progress func(done, left int)) error {
+func (s *Store) Drain(ctx context.Context, progress func(done, left int)) (err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return errQueueOnly
 	}
@@ -663,7 +664,8 @@ func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, c corpus, user st
 // Reindex rebuilds the vector tables and the lexical indexes from the
 // messages and events with the configured embedder. progress, if not nil,
 // sees (done, left).
-func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) error {
+func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) (err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return errQueueOnly
 	}
@@ -677,7 +679,6 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) erro
 	}
 	s.vecOK, s.vecTable = true, true
 	// Rebuild the lexical indexes from scratch.
-	var err error
 	if s.index, err = recreateIndex(s.index, indexMapping); err != nil {
 		s.idxMu.Unlock()
 		return err

@@ -37,7 +37,8 @@ type LexicalQuery struct {
 
 // LexicalSearch ranks user's messages for q by BM25, best first, and returns
 // the cursor of the next page ("" at the end).
-func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) ([]Hit, string, error) {
+func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) (_ []Hit, _ string, err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return nil, "", errQueueOnly
 	}
@@ -243,7 +244,8 @@ type SemanticQuery struct {
 
 // SemanticSearch returns up to q.TopK of user's messages closest to the query
 // by cosine similarity (the score), best first.
-func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery) ([]Hit, error) {
+func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery) (_ []Hit, err error) {
+	defer s.fault(&err)
 	switch {
 	case s.emb == nil:
 		return nil, errLexicalOnly
