@@ -56,7 +56,8 @@ type EventResult struct {
 
 // SearchEvents returns user's events inside q's filters that match q.Text
 // lexically (the best q.Size by BM25) or by meaning (the q.Size nearest).
-func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (EventResult, error) {
+func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (_ EventResult, err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return EventResult{}, errQueueOnly
 	}
@@ -88,7 +89,7 @@ func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (Ev
 		if vec, err = s.queryVector(ctx, eventCorpus, user, SemanticQuery{Text: q.Text}); err != nil {
 			return res, err
 		}
-		if !isZero(vec) {
+		if hasNorm(vec) {
 			if sem, err = s.semanticEvents(ctx, user, q, vec); err != nil {
 				return res, err
 			}
@@ -117,7 +118,7 @@ func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (Ev
 		}
 		h.Lexical, h.LexicalRank = sc.score, i+1
 	}
-	if vec != nil && !isZero(vec) && len(lexOnly) > 0 {
+	if hasNorm(vec) && len(lexOnly) > 0 {
 		sims, err := s.rescore(ctx, eventCorpus, vec, lexOnly)
 		if err != nil {
 			return res, err

@@ -91,7 +91,8 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []Event, now time.Time) (
 }
 
 // ListEvents returns events of user matching f, newest first.
-func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) ([]Event, error) {
+func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) (_ []Event, err error) {
+	defer s.fault(&err)
 	if f.Limit <= 0 || f.Limit > MaxEventList {
 		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxEventList)
 	}

@@ -242,7 +242,8 @@ func (s *Store) runIndexer() {
 // the number of entries indexed so far and the number left. When the
 // embedder is unavailable the lexical index is still complete, and the error
 // wraps ErrSemanticUnavailable with the number of messages left without a vector.
-func (s *Store) Drain(ctx context.Context, progress func(done, left int)) error {
+func (s *Store) Drain(ctx context.Context, progress func(done, left int)) (err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return errQueueOnly
 	}
@@ -528,10 +529,25 @@ type vectorRow struct {
 	terms []uint64
 }
 
+// Values of the indexed column of messages and events.
+const (
+	// vecPending: no vector yet. The vector catch-up embeds the row once
+	// the embedder answers (storage/migrations/0008_unvectored.sql).
+	vecPending = 0
+	// vecStored: the vector is in the corpus's vec0 and rescore tables and
+	// counted in its stats.
+	vecStored = 1
+	// vecNone: the embedder gave the text a vector without a norm (hasNorm),
+	// which no cosine similarity can rank: the row is kept without a vector
+	// and never embedded again, until a reindex resets it to vecPending.
+	vecNone = 2
+)
+
 // writeVectors stores the rows' vectors and term statistics in c, skipping
-// rows deleted meanwhile or already indexed. It runs inside the writer's tx
-// with each statement prepared once, and adds the document frequencies of
-// the whole batch per distinct term.
+// rows deleted meanwhile or already indexed; a row whose vector has no norm
+// is marked vecNone instead. It runs inside the writer's tx with each
+// statement prepared once, and adds the document frequencies of the whole
+// batch per distinct term.
 func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []vectorRow) error {
 	if len(rows) == 0 {
 		return nil
@@ -541,7 +557,7 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		`SELECT indexed FROM ` + c.rows + ` WHERE seq = ? AND user_id = ?`,
 		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-1) + `, vec_bit(?))`,
 		`INSERT OR REPLACE INTO ` + c.rescore + ` (seq, scale, v) VALUES (?, ?, ?)`,
-		`UPDATE ` + c.rows + ` SET indexed = 1 WHERE seq = ?`,
+		`UPDATE ` + c.rows + ` SET indexed = ? WHERE seq = ?`,
 	}
 	stmts := make([]*sql.Stmt, 0, len(queries))
 	defer func() {
@@ -566,11 +582,17 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 	for _, d := range rows {
 		var indexed int
 		err := check.QueryRowContext(ctx, d.seq, d.user).Scan(&indexed)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != 0) || d.vec == nil {
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && indexed != vecPending) || d.vec == nil {
 			continue
 		}
 		if err != nil {
 			return err
+		}
+		if !hasNorm(d.vec) {
+			if _, err := mark.ExecContext(ctx, vecNone, d.seq); err != nil {
+				return err
+			}
+			continue
 		}
 		blob, err := sqlitevec.SerializeFloat32(d.vec)
 		if err != nil {
@@ -584,7 +606,7 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
 			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}
-		if _, err := mark.ExecContext(ctx, d.seq); err != nil {
+		if _, err := mark.ExecContext(ctx, vecStored, d.seq); err != nil {
 			return err
 		}
 		for _, t := range d.terms {
@@ -613,35 +635,37 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 	return nil
 }
 
-// unindexVector removes a message's vector and its share of the statistics.
-func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, user string, seq int64, text string) error {
+// unindexVector removes the vector of row seq of corpus c and its share of
+// the statistics; text is what was embedded.
+func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, c corpus, user string, seq int64, text string) error {
 	if !s.vecTable {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_messages WHERE rowid = ?`, seq); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.vec+` WHERE rowid = ?`, seq); err != nil {
 		return fmt.Errorf("vector %d: %w", seq, err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq = ?`, seq); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.rescore+` WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("vector %d: %w", seq, err)
 	}
 	if s.tw != nil {
 		for _, t := range s.tw.Terms(text) {
-			if _, err := tx.ExecContext(ctx, `UPDATE term_df SET df = df - 1 WHERE user_id = ? AND term = ?`, user, int64(t)); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE `+c.df+` SET df = df - 1 WHERE user_id = ? AND term = ?`, user, int64(t)); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM term_df WHERE user_id = ? AND df <= 0`, user); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.df+` WHERE user_id = ? AND df <= 0`, user); err != nil {
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE user_stats SET indexed = indexed - 1 WHERE user_id = ?`, user)
+	_, err := tx.ExecContext(ctx, `UPDATE `+c.stats+` SET indexed = indexed - 1 WHERE user_id = ?`, user)
 	return err
 }
 
 // Reindex rebuilds the vector tables and the lexical indexes from the
 // messages and events with the configured embedder. progress, if not nil,
 // sees (done, left).
-func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) error {
+func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) (err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return errQueueOnly
 	}
@@ -655,7 +679,6 @@ func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) erro
 	}
 	s.vecOK, s.vecTable = true, true
 	// Rebuild the lexical indexes from scratch.
-	var err error
 	if s.index, err = recreateIndex(s.index, indexMapping); err != nil {
 		s.idxMu.Unlock()
 		return err

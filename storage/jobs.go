@@ -61,6 +61,7 @@ func printable(s string, max int) bool {
 // if any, is stored in the same transaction (see ListMemos); a replay stores
 // nothing.
 func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created bool, err error) {
+	defer s.fault(&err)
 	switch {
 	case nj.UserID == "" || !printable(nj.UserID, MaxIDLen):
 		return Job{}, false, fmt.Errorf("%w: job user must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)
@@ -114,6 +115,7 @@ func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created boo
 // The claim is one UPDATE … RETURNING in a write transaction, so two
 // claimers never get the same job.
 func (s *Store) ClaimJob(ctx context.Context, kind string, lease time.Duration) (job Job, ok bool, err error) {
+	defer s.fault(&err)
 	if lease <= 0 {
 		return Job{}, false, fmt.Errorf("%w: lease must be positive", ErrInvalid)
 	}
@@ -144,7 +146,8 @@ func (s *Store) ClaimJob(ctx context.Context, kind string, lease time.Duration) 
 // lease expired and the job was retaken, or the user was deleted). An event
 // whose id exists already is skipped; a profile merge that changes nothing
 // makes no revision.
-func (s *Store) CompleteJob(ctx context.Context, claimed Job, res JobResult) (JobOutcome, error) {
+func (s *Store) CompleteJob(ctx context.Context, claimed Job, res JobResult) (_ JobOutcome, err error) {
+	defer s.fault(&err)
 	if err := checkEvents(claimed, res.Events); err != nil {
 		return JobOutcome{}, err
 	}
@@ -153,7 +156,7 @@ func (s *Store) CompleteJob(ctx context.Context, claimed Job, res JobResult) (Jo
 	}
 	now := s.now()
 	var out JobOutcome
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		out = JobOutcome{}
 		r, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', error = '', updated_ms = ?, lease_ms = 0
 			WHERE id = ? AND state = 'processing' AND attempts = ?`, now.UnixMilli(), claimed.ID, claimed.Attempts)
@@ -190,7 +193,8 @@ func (s *Store) CompleteJob(ctx context.Context, claimed Job, res JobResult) (Jo
 // made fewer than maxAttempts attempts it goes back to pending, claimable
 // after backoff; otherwise it ends failed with cause kept. It returns the
 // job as stored, and ErrJobState when the claim is no longer held.
-func (s *Store) FailJob(ctx context.Context, claimed Job, cause string, maxAttempts int, backoff time.Duration) (Job, error) {
+func (s *Store) FailJob(ctx context.Context, claimed Job, cause string, maxAttempts int, backoff time.Duration) (_ Job, err error) {
+	defer s.fault(&err)
 	if len(cause) > maxJobError {
 		cause = strings.ToValidUTF8(cause[:maxJobError], "") + "…"
 	}
@@ -199,7 +203,7 @@ func (s *Store) FailJob(ctx context.Context, claimed Job, cause string, maxAttem
 	}
 	now := s.now()
 	var job Job
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		var err error
 		job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs
 			SET state = CASE WHEN attempts < ? THEN 'pending' ELSE 'failed' END,
@@ -224,6 +228,7 @@ func (s *Store) FailJob(ctx context.Context, claimed Job, cause string, maxAttem
 // have made maxAttempts attempts already, so that a job which kills its
 // worker cannot loop forever.
 func (s *Store) RecoverStaleJobs(ctx context.Context, maxAttempts int) (requeued, failed int, err error) {
+	defer s.fault(&err)
 	now := s.now().UnixMilli()
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE jobs
@@ -254,7 +259,8 @@ func (s *Store) RecoverStaleJobs(ctx context.Context, maxAttempts int) (requeued
 
 // GetJob returns one job. An empty user finds any user's job (operator
 // tools); otherwise another user's job is ErrNotFound, like a missing one.
-func (s *Store) GetJob(ctx context.Context, user, id string) (Job, error) {
+func (s *Store) GetJob(ctx context.Context, user, id string) (_ Job, err error) {
+	defer s.fault(&err)
 	q, args := `SELECT `+jobCols+` FROM jobs WHERE id = ?`, []any{id}
 	if user != "" {
 		q, args = q+` AND user_id = ?`, append(args, user)
@@ -270,7 +276,8 @@ func (s *Store) GetJob(ctx context.Context, user, id string) (Job, error) {
 }
 
 // ListJobs returns the jobs matching f, newest first.
-func (s *Store) ListJobs(ctx context.Context, f JobFilter) ([]Job, error) {
+func (s *Store) ListJobs(ctx context.Context, f JobFilter) (_ []Job, err error) {
+	defer s.fault(&err)
 	if f.Limit <= 0 || f.Limit > MaxJobList {
 		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxJobList)
 	}
@@ -313,14 +320,15 @@ func (s *Store) ListJobs(ctx context.Context, f JobFilter) ([]Job, error) {
 // RetryJob puts a failed job back to pending with its attempts reset; its
 // last error stays until an attempt succeeds. An empty user acts on any
 // user's job. A job that is not failed is ErrJobState.
-func (s *Store) RetryJob(ctx context.Context, user, id string) (Job, error) {
+func (s *Store) RetryJob(ctx context.Context, user, id string) (_ Job, err error) {
+	defer s.fault(&err)
 	q, args := `UPDATE jobs SET state = 'pending', attempts = 0, run_after_ms = 0, lease_ms = 0, updated_ms = ?
 		WHERE id = ? AND state = 'failed'`, []any{s.now().UnixMilli(), id}
 	if user != "" {
 		q, args = q+` AND user_id = ?`, append(args, user)
 	}
 	var job Job
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		var err error
 		job, err = scanJob(tx.QueryRowContext(ctx, q+` RETURNING `+jobCols, args...))
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -352,7 +360,8 @@ func (s *Store) RetryJob(ctx context.Context, user, id string) (Job, error) {
 
 // PurgeJobs deletes jobs of a final state by age and count (see JobPurge)
 // and returns how many it deleted.
-func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (int, error) {
+func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (_ int, err error) {
+	defer s.fault(&err)
 	if p.State != JobFailed && p.State != JobDone {
 		return 0, fmt.Errorf("%w: only failed or done jobs are purged, not %q", ErrInvalid, p.State)
 	}
@@ -361,7 +370,7 @@ func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (int, error) {
 	}
 	before := s.now().Add(-p.OlderThan).UnixMilli()
 	var n int64
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		if p.OlderThan > 0 {
 			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state = ? AND updated_ms < ?`, p.State, before)
 			if err != nil {

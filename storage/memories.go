@@ -112,6 +112,7 @@ func sameMemory(a, b Memory) bool {
 // ErrMemoryExists otherwise. A user holds at most MaxMemories; one more is
 // ErrMemoryLimit.
 func (s *Store) AddMemory(ctx context.Context, user string, m Memory) (out Memory, created bool, err error) {
+	defer s.fault(&err)
 	if user == "" {
 		return Memory{}, false, fmt.Errorf("%w: empty user", ErrInvalid)
 	}
@@ -168,7 +169,8 @@ func (s *Store) AddMemory(ctx context.Context, user string, m Memory) (out Memor
 }
 
 // GetMemory returns one pinned memory of user; another user's is ErrMemoryNotFound.
-func (s *Store) GetMemory(ctx context.Context, user, id string) (Memory, error) {
+func (s *Store) GetMemory(ctx context.Context, user, id string) (_ Memory, err error) {
+	defer s.fault(&err)
 	m, err := getMemory(ctx, s.r, user, id)
 	if err != nil && !errors.Is(err, ErrMemoryNotFound) {
 		return Memory{}, fmt.Errorf("storage: get memory %s: %w", id, err)
@@ -177,7 +179,8 @@ func (s *Store) GetMemory(ctx context.Context, user, id string) (Memory, error) 
 }
 
 // ListMemories returns the pinned memories of user matching f, oldest first.
-func (s *Store) ListMemories(ctx context.Context, user string, f MemoryFilter) ([]Memory, error) {
+func (s *Store) ListMemories(ctx context.Context, user string, f MemoryFilter) (_ []Memory, err error) {
+	defer s.fault(&err)
 	if user == "" {
 		return nil, fmt.Errorf("%w: empty user", ErrInvalid)
 	}
@@ -209,9 +212,10 @@ func (s *Store) ListMemories(ctx context.Context, user string, f MemoryFilter) (
 
 // UpdateMemory applies p to a pinned memory of user and returns it. A patch
 // that changes nothing leaves updated_at as it was.
-func (s *Store) UpdateMemory(ctx context.Context, user, id string, p MemoryPatch) (Memory, error) {
+func (s *Store) UpdateMemory(ctx context.Context, user, id string, p MemoryPatch) (_ Memory, err error) {
+	defer s.fault(&err)
 	var out Memory
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		old, err := getMemory(ctx, tx, user, id)
 		if err != nil {
 			return err
@@ -257,8 +261,9 @@ func (s *Store) UpdateMemory(ctx context.Context, user, id string, p MemoryPatch
 }
 
 // DeleteMemory unpins a memory of user; a missing one is ErrMemoryNotFound.
-func (s *Store) DeleteMemory(ctx context.Context, user, id string) error {
-	err := s.update(ctx, func(tx *sql.Tx) error {
+func (s *Store) DeleteMemory(ctx context.Context, user, id string) (err error) {
+	defer s.fault(&err)
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `DELETE FROM memories WHERE user_id = ? AND id = ?`, user, id)
 		if err != nil {
 			return err

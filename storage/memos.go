@@ -78,7 +78,8 @@ func scanMemo(sc interface{ Scan(...any) error }) (Memo, error) {
 }
 
 // ListMemos returns the memos of user matching f, the latest turn first.
-func (s *Store) ListMemos(ctx context.Context, user string, f MemoFilter) ([]Memo, error) {
+func (s *Store) ListMemos(ctx context.Context, user string, f MemoFilter) (_ []Memo, err error) {
+	defer s.fault(&err)
 	if user == "" {
 		return nil, fmt.Errorf("%w: empty user", ErrInvalid)
 	}
@@ -119,6 +120,7 @@ func (s *Store) ListMemos(ctx context.Context, user string, f MemoFilter) ([]Mem
 // the insert idempotent: when user has a memo with it, nothing is written
 // and created is false.
 func (s *Store) AddMemo(ctx context.Context, user, requestID string, m NewMemo) (created bool, err error) {
+	defer s.fault(&err)
 	switch {
 	case user == "" || !printable(user, MaxIDLen):
 		return false, fmt.Errorf("%w: memo user must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)

@@ -47,7 +47,8 @@ func NewID(t time.Time) string {
 // with the same content is skipped; one with different content fails the
 // whole batch with ErrConflict and nothing is stored. Messages without an id
 // get a ULID, written back into msgs.
-func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (InsertResult, error) {
+func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (_ InsertResult, err error) {
+	defer s.fault(&err)
 	var res InsertResult
 	if user == "" {
 		return res, fmt.Errorf("%w: empty user", ErrInvalid)
@@ -81,7 +82,7 @@ func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (Insert
 			m.ID = NewID(now)
 		}
 	}
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		ins, err := tx.PrepareContext(ctx, `INSERT INTO messages
 			(user_id, id, conversation_id, group_id, role, sender_id, sender_name, content, created_at, created_ms, meta, ingested_ms)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -165,7 +166,8 @@ func scanMessage(sc interface{ Scan(...any) error }) (Message, int64, error) {
 }
 
 // Get returns one message of user by id.
-func (s *Store) Get(ctx context.Context, user, id string) (Message, error) {
+func (s *Store) Get(ctx context.Context, user, id string) (_ Message, err error) {
+	defer s.fault(&err)
 	m, _, err := s.get(ctx, user, id)
 	return m, err
 }
@@ -208,7 +210,8 @@ func filterSQL(f Filter, where []string, args []any) ([]string, []any) {
 }
 
 // Count returns how many messages of user match f.
-func (s *Store) Count(ctx context.Context, user string, f Filter) (int, error) {
+func (s *Store) Count(ctx context.Context, user string, f Filter) (_ int, err error) {
+	defer s.fault(&err)
 	var n int
 	if f == (Filter{}) {
 		err := s.r.QueryRowContext(ctx, `SELECT messages FROM user_stats WHERE user_id = ?`, user).Scan(&n)
@@ -256,7 +259,8 @@ func decodeListCursor(s string) (listCursor, error) {
 
 // List returns up to size messages of user matching f in time order, after
 // cursor (empty for the first page), and the cursor of the next page ("" at the end).
-func (s *Store) List(ctx context.Context, user string, f Filter, size int, cursor string) ([]Message, string, error) {
+func (s *Store) List(ctx context.Context, user string, f Filter, size int, cursor string) (_ []Message, _ string, err error) {
+	defer s.fault(&err)
 	if size <= 0 {
 		return nil, "", fmt.Errorf("%w: page size must be positive", ErrInvalid)
 	}
@@ -317,6 +321,7 @@ func (s *Store) List(ctx context.Context, user string, f Filter, size int, curso
 // precede it and after messages that follow it in the same conversation, in
 // time order. A message of another user is ErrNotFound, like a missing one.
 func (s *Store) Neighbors(ctx context.Context, user, id string, before, after int) (anchor Message, prev, next []Message, err error) {
+	defer s.fault(&err)
 	row := s.r.QueryRowContext(ctx, `SELECT `+msgCols+`, created_ms FROM messages WHERE user_id = ? AND id = ?`, user, id)
 	var (
 		seq, ms       int64
@@ -407,8 +412,9 @@ func (s *Store) hydrate(ctx context.Context, user string, seqs []int64) (map[int
 
 // Delete removes one message of user and its vector; the lexical index
 // entry follows through the outbox (and is never returned meanwhile).
-func (s *Store) Delete(ctx context.Context, user, id string) error {
-	err := s.update(ctx, func(tx *sql.Tx) error {
+func (s *Store) Delete(ctx context.Context, user, id string) (err error) {
+	defer s.fault(&err)
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		var (
 			seq     int64
 			indexed int
@@ -429,8 +435,8 @@ func (s *Store) Delete(ctx context.Context, user, id string) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE user_stats SET messages = messages - 1 WHERE user_id = ?`, user); err != nil {
 			return err
 		}
-		if indexed != 0 {
-			if err := s.unindexVector(ctx, tx, user, seq, embedText(sender, content)); err != nil {
+		if indexed == vecStored {
+			if err := s.unindexVector(ctx, tx, messageCorpus, user, seq, embedText(sender, content)); err != nil {
 				return err
 			}
 		}
@@ -450,9 +456,10 @@ func (s *Store) Delete(ctx context.Context, user, id string) error {
 // DeleteUser forgets user: messages, events, profiles, memos, pinned
 // memories, their vectors and statistics, jobs, and (through the outbox)
 // lexical entries. It returns how many messages were removed.
-func (s *Store) DeleteUser(ctx context.Context, user string) (int, error) {
+func (s *Store) DeleteUser(ctx context.Context, user string) (_ int, err error) {
+	defer s.fault(&err)
 	var n int
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE user_id = ?`, user)
 		if err != nil {
 			return err

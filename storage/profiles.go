@@ -195,7 +195,8 @@ func getProfile(ctx context.Context, q queryer, user, entityType, entityID strin
 }
 
 // GetProfile returns user's profile of the entity, ErrNotFound when there is none.
-func (s *Store) GetProfile(ctx context.Context, user, entityType, entityID string) (Profile, error) {
+func (s *Store) GetProfile(ctx context.Context, user, entityType, entityID string) (_ Profile, err error) {
+	defer s.fault(&err)
 	if err := checkProfileKey(entityType, entityID); err != nil {
 		return Profile{}, err
 	}
@@ -208,7 +209,8 @@ func (s *Store) GetProfile(ctx context.Context, user, entityType, entityID strin
 
 // ListProfiles returns user's profiles (of entityType, or all when it is
 // empty), ordered by entity type and id.
-func (s *Store) ListProfiles(ctx context.Context, user, entityType string, limit int) ([]Profile, error) {
+func (s *Store) ListProfiles(ctx context.Context, user, entityType string, limit int) (_ []Profile, err error) {
+	defer s.fault(&err)
 	if limit <= 0 || limit > MaxProfileList {
 		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxProfileList)
 	}
@@ -240,7 +242,8 @@ func (s *Store) ListProfiles(ctx context.Context, user, entityType string, limit
 
 // ProfileRevisions returns the kept revisions of user's profile of the
 // entity, newest first; ErrNotFound when there is no such profile.
-func (s *Store) ProfileRevisions(ctx context.Context, user, entityType, entityID string) ([]ProfileRevision, error) {
+func (s *Store) ProfileRevisions(ctx context.Context, user, entityType, entityID string) (_ []ProfileRevision, err error) {
+	defer s.fault(&err)
 	if _, err := s.GetProfile(ctx, user, entityType, entityID); err != nil {
 		return nil, err
 	}
@@ -276,7 +279,8 @@ func (s *Store) ProfileRevisions(ctx context.Context, user, entityType, entityID
 // RestoreProfile makes a kept revision of user's profile of the entity the
 // current state again, as a new revision (restoring the current state
 // changes nothing). A revision that is not kept is ErrNotFound.
-func (s *Store) RestoreProfile(ctx context.Context, user, entityType, entityID string, revision int) (Profile, error) {
+func (s *Store) RestoreProfile(ctx context.Context, user, entityType, entityID string, revision int) (_ Profile, err error) {
+	defer s.fault(&err)
 	if err := checkProfileKey(entityType, entityID); err != nil {
 		return Profile{}, err
 	}
@@ -285,7 +289,7 @@ func (s *Store) RestoreProfile(ctx context.Context, user, entityType, entityID s
 	}
 	now := s.now()
 	var out Profile
-	err := s.update(ctx, func(tx *sql.Tx) error {
+	err = s.update(ctx, func(tx *sql.Tx) error {
 		var snapshot string
 		err := tx.QueryRowContext(ctx, `SELECT snapshot FROM profile_revisions
 			WHERE user_id = ? AND entity_type = ? AND entity_id = ? AND revision = ?`,
@@ -436,11 +440,15 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		for i, d := range dirty {
 			if vecs != nil {
-				blob, err := sqlitevec.SerializeFloat32(vecs[i])
-				if err != nil {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM vec_profiles WHERE rowid = ?`, d.seq); err != nil {
 					return err
 				}
-				if _, err := tx.ExecContext(ctx, `DELETE FROM vec_profiles WHERE rowid = ?`, d.seq); err != nil {
+			}
+			// A text whose vector has no norm gets none: the profile is
+			// found by its words only.
+			if vecs != nil && hasNorm(vecs[i]) {
+				blob, err := sqlitevec.SerializeFloat32(vecs[i])
+				if err != nil {
 					return err
 				}
 				if _, err := tx.ExecContext(ctx, `INSERT INTO vec_profiles (rowid, user_id, entity_type, embedding) VALUES (?, ?, ?, ?)`,
@@ -464,7 +472,8 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 // SearchProfiles ranks user's profiles for q: BM25 over their text (name,
 // tags, summary, trait values) fused by reciprocal rank with the cosine
 // similarity of their vectors. With no working embedder it ranks lexically.
-func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery) ([]ProfileHit, error) {
+func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery) (_ []ProfileHit, err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return nil, errQueueOnly
 	}
@@ -534,6 +543,8 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 		switch {
 		case err != nil:
 			s.log.Warn("profile search without vectors: the embedder failed", "err", err)
+		case !hasNorm(vs[0]):
+			// A question without features has no neighbours.
 		default:
 			blob, err := sqlitevec.SerializeFloat32(vs[0])
 			if err != nil {
@@ -551,13 +562,14 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 			for rows.Next() {
 				var (
 					seq  int64
-					dist float64
+					dist sql.NullFloat64
 				)
 				if err := rows.Scan(&seq, &dist); err != nil {
 					rows.Close()
 					return nil, fmt.Errorf("storage: profile knn: %w", err)
 				}
-				if 1-dist >= minProfileSimilarity {
+				// NULL: a vector without a norm (dropped at open since).
+				if dist.Valid && 1-dist.Float64 >= minProfileSimilarity {
 					add(seq, rank)
 					rank++
 				}

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -50,7 +51,8 @@ type LexicalQuery struct {
 // between which the deadline is checked. A page holds fewer hits than asked
 // when maxPhraseCandidates candidates were checked first; its cursor goes
 // on from there.
-func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) ([]Hit, string, error) {
+func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) (_ []Hit, _ string, err error) {
+	defer s.fault(&err)
 	if s.cfg.QueueOnly {
 		return nil, "", errQueueOnly
 	}
@@ -67,11 +69,11 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 	}
 	var must []query.Query
 	var should []query.Query
-	m := s.index.Mapping()
+	im := s.index.Mapping()
 	var checks [][]phraseTerm // per phrase, the ways it may occur
 	for i, p := range phrases {
 		var alts []query.Query
-		exact := i < maxPhrases && phrasePositions(m, p) <= maxPhrasePositions
+		exact := i < maxPhrases && phrasePositions(im, p) <= maxPhrasePositions
 		var ways []phraseTerm
 		for _, fs := range textFields {
 			for _, f := range fs {
@@ -85,7 +87,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 					alts = append(alts, mq)
 					continue
 				}
-				terms := phraseTerms(m, f, p)
+				terms := phraseTerms(im, f, p)
 				if q := allTermsQuery(f, terms); q != nil {
 					alts = append(alts, q)
 					ways = append(ways, phraseTerm{field: f, terms: terms})
@@ -116,6 +118,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 						continue
 					}
 				}
+				text = firstTerms(im, f, text)
 				m := bleve.NewMatchQuery(text)
 				m.SetField(f)
 				m.Analyzer = fieldAnalyzer[f]
@@ -392,6 +395,28 @@ func phraseAt(doc, phrase []string) bool {
 	return false
 }
 
+// maxQueryTerms bounds the words one search looks up in each field: a
+// search reads every posting of each of its terms, and Bleve checks the
+// deadline only between matches, so a query of 2,000 distinct characters
+// kept a core for seconds past its deadline. 256 terms is about 128 Chinese
+// characters or 200 English words, longer than any question; the rest of a
+// longer text is left out (LexicalNotes says so).
+const maxQueryTerms = 256
+
+// firstTerms cuts text after the first maxQueryTerms terms that field's
+// analyzer finds in it.
+func firstTerms(m mapping.IndexMapping, field, text string) string {
+	an := m.AnalyzerNamed(fieldAnalyzer[field])
+	if an == nil {
+		return text
+	}
+	tokens := an.Analyze([]byte(text))
+	if len(tokens) <= maxQueryTerms {
+		return text
+	}
+	return text[:tokens[maxQueryTerms].Start]
+}
+
 // LexicalNotes says how the store searches text where it does not search it
 // as written: phrases too long (or too many) to check word by word are
 // searched as all of their words.
@@ -399,8 +424,11 @@ func (s *Store) LexicalNotes(text string) []string {
 	if s.cfg.QueueOnly {
 		return nil
 	}
-	_, phrases := splitQuery(text)
+	words, phrases := splitQuery(text)
 	var notes []string
+	if firstTerms(s.index.Mapping(), fTextCJK, words) != words {
+		notes = append(notes, fmt.Sprintf("only the first %d search terms of a long query are looked up", maxQueryTerms))
+	}
 	for i, p := range phrases {
 		switch {
 		case i >= maxPhrases:
@@ -505,7 +533,8 @@ type SemanticQuery struct {
 
 // SemanticSearch returns up to q.TopK of user's messages closest to the query
 // by cosine similarity (the score), best first.
-func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery) ([]Hit, error) {
+func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery) (_ []Hit, err error) {
+	defer s.fault(&err)
 	switch {
 	case s.emb == nil:
 		return nil, errLexicalOnly
@@ -519,7 +548,9 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if err != nil {
 		return nil, err
 	}
-	if isZero(vec) {
+	if !hasNorm(vec) {
+		// A question without features (only symbols or stop words for the
+		// hashing embedder) has no direction: nothing is near it.
 		return nil, nil
 	}
 	var indexed int
@@ -615,14 +646,17 @@ type corpus struct {
 	// addIndexed adds ?2 to the count of vectors of user ?1 in stats.
 	addIndexed string
 	df         string // per-user document frequencies of embedder features
+	// textCols selects the sender and the content of a row of rows, for
+	// embedText: what was embedded.
+	textCols string
 }
 
 var (
 	messageCorpus = corpus{rows: "messages", vec: "vec_messages", meta: []string{"role", "created_ms", "conversation_id", "group_id"},
-		rescore: "vec_rescore", stats: "user_stats", df: "term_df",
+		rescore: "vec_rescore", stats: "user_stats", df: "term_df", textCols: "sender_name, content",
 		addIndexed: `UPDATE user_stats SET indexed = indexed + ?2 WHERE user_id = ?1`}
 	eventCorpus = corpus{rows: "events", vec: "vec_events", meta: []string{"group_id", "sender_id", "ts"},
-		rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df",
+		rescore: "event_vec_rescore", stats: "event_stats", df: "event_term_df", textCols: "'', content",
 		addIndexed: `INSERT INTO event_stats (user_id, indexed) VALUES (?1, ?2)
 			ON CONFLICT (user_id) DO UPDATE SET indexed = indexed + excluded.indexed`}
 )
@@ -638,14 +672,22 @@ func (s *Store) knn(ctx context.Context, c corpus, match string, arg any, k int,
 	var out []scoredSeq
 	for rows.Next() {
 		var sc scoredSeq
-		var d float64
+		var d sql.NullFloat64
 		if err := rows.Scan(&sc.seq, &d); err != nil {
 			return nil, fmt.Errorf("storage: knn: %w", err)
 		}
-		sc.score = 1 - d
+		// A stored vector without a norm has no cosine distance (NULL):
+		// it is no neighbour, and no reason to fail the search.
+		if !d.Valid || math.IsNaN(d.Float64) {
+			continue
+		}
+		sc.score = 1 - d.Float64
 		out = append(out, sc)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: knn: %w", err)
+	}
+	return out, nil
 }
 
 // coarseCandidates is how many binary-code candidates are rescored for k
@@ -706,13 +748,19 @@ func (s *Store) rescore(ctx context.Context, c corpus, vec []float32, seqs []int
 	for rows.Next() {
 		var (
 			sc    scoredSeq
-			scale float64
+			scale sql.NullFloat64
 			b     []byte
 		)
 		if err := rows.Scan(&sc.seq, &scale, &b); err != nil {
 			return nil, fmt.Errorf("storage: rescore: %w", err)
 		}
-		sc.score = float64(emb.Cosine(vec, dequantize(buf, scale, b)))
+		if !scale.Valid {
+			continue
+		}
+		sc.score = float64(emb.Cosine(vec, dequantize(buf, scale.Float64, b)))
+		if math.IsNaN(sc.score) || math.IsInf(sc.score, 0) {
+			continue
+		}
 		out = append(out, sc)
 	}
 	if err := rows.Err(); err != nil {
@@ -797,13 +845,19 @@ func dequantize(dst []float32, scale float64, q []byte) []float32 {
 	return dst
 }
 
-func isZero(v []float32) bool {
+// hasNorm reports whether v has a finite, non-zero length, so that a cosine
+// similarity with it exists. An embedder gives a vector without one to a
+// text it finds no feature in (the hashing embedder: "ok", "!!!", "the" or
+// a lone emoji), and a remote embedder may return non-finite numbers.
+// sqlite-vec sums the squares in float32, so the sum must not underflow or
+// overflow there either.
+func hasNorm(v []float32) bool {
+	var sum float64
 	for _, x := range v {
-		if x != 0 {
-			return false
-		}
+		sum += float64(x) * float64(x)
 	}
-	return true
+	s32 := float32(sum)
+	return sum > 0 && !math.IsInf(sum, 0) && !math.IsNaN(sum) && s32 > 0 && !math.IsInf(float64(s32), 0)
 }
 
 // withoutCJK returns s with its CJK characters replaced by spaces.

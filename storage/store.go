@@ -30,7 +30,8 @@ var (
 	ErrConflict         = errors.New("storage: message id exists with different content")
 	ErrEmbedderMismatch = errors.New("storage: vectors were made by another embedder; run `recalld reindex`")
 	ErrInvalid          = errors.New("storage: invalid argument")
-	ErrClosed           = errors.New("storage: closed")
+	// ErrClosed: the store was used after Close. It comes with ErrFault.
+	ErrClosed = errors.New("storage: closed")
 	// ErrSemanticUnavailable: semantic search cannot answer now (the
 	// embedder fails or no vectors exist for it); lexical search still works.
 	ErrSemanticUnavailable = errors.New("storage: semantic search unavailable")
@@ -100,6 +101,7 @@ type Store struct {
 
 	embGuard  embedGuard  // the embedder's circuit breaker and health
 	vecBehind atomic.Bool // messages or events may wait for vectors (see catchUpVectors)
+	closed    atomic.Bool // Close began: every error is a fault (fault)
 
 	wake     chan struct{}
 	stop     chan struct{}
@@ -229,7 +231,13 @@ func (s *Store) init(ctx context.Context) error {
 	if s.eindex, err = openIndex(filepath.Join(s.cfg.Dir, eventIndexDir), eventIndexMapping); err != nil {
 		return err
 	}
-	return s.openProfileIndex(ctx)
+	if err := s.openProfileIndex(ctx); err != nil {
+		return err
+	}
+	if s.vecOK {
+		return s.dropNormlessVectors(ctx)
+	}
+	return nil
 }
 
 // migrate applies the embedded migrations in order, one transaction each.
@@ -331,9 +339,11 @@ func (s *Store) resetVectors(ctx context.Context) error {
 				return fmt.Errorf("storage: reset vectors: %w", err)
 			}
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.emb.Name()+"/"+strconv.Itoa(s.emb.Dim()))
-		return err
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.emb.Name()+"/"+strconv.Itoa(s.emb.Dim())); err != nil {
+			return err
+		}
+		return setNormlessDropped(ctx, tx) // new tables hold no vector without a norm
 	})
 }
 
@@ -341,6 +351,7 @@ func (s *Store) resetVectors(ctx context.Context) error {
 // ("" and 0 for a store without vectors). It works on a QueueOnly store, so
 // that a command can learn the dimension before it opens the store in full.
 func (s *Store) RecordedEmbedder(ctx context.Context) (name string, dim int, err error) {
+	defer s.fault(&err)
 	v, err := s.metaGet(ctx, s.r, "embedder")
 	if err != nil || v == "" {
 		return "", 0, err
@@ -394,7 +405,8 @@ func (s *Store) EmbedderName() string {
 }
 
 // Status reports the embedder, its health and the indexing backlogs.
-func (s *Store) Status(ctx context.Context) (IndexStatus, error) {
+func (s *Store) Status(ctx context.Context) (_ IndexStatus, err error) {
+	defer s.fault(&err)
 	st := IndexStatus{Embedder: s.EmbedderName(), Semantic: SemanticOK}
 	if s.emb != nil {
 		st.Dim = s.emb.Dim()
@@ -418,7 +430,8 @@ func (s *Store) Status(ctx context.Context) (IndexStatus, error) {
 }
 
 // Ping checks that the database answers.
-func (s *Store) Ping(ctx context.Context) error {
+func (s *Store) Ping(ctx context.Context) (err error) {
+	defer s.fault(&err)
 	var one int
 	if err := s.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
 		return fmt.Errorf("storage: ping: %w", err)
@@ -430,6 +443,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Entries still in the outbox are indexed on the next Open.
 func (s *Store) Close() error {
 	s.closeMu.Do(func() {
+		s.closed.Store(true)
 		close(s.stop)
 		<-s.done
 		var errs []error

@@ -14,6 +14,7 @@ import (
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/storage"
 )
 
 // Breaker states as /healthz and /readyz show them.
@@ -24,10 +25,13 @@ const (
 )
 
 // storeBreaker is the circuit breaker around the store in the serving path:
-// the HTTP routes that use the store and the historian worker share it.
-// Store failures (errors a client cannot cause: I/O, a closed or locked
-// database; not validation errors, not found, conflicts or timeouts) in a
-// row open it; while open, store routes answer 503 store_unavailable with
+// the HTTP routes, the MCP tools and the historian worker share it. Store
+// faults (storage.ErrFault: I/O errors, a full disk, a read-only, corrupt,
+// closed or locked database, a lexical index's I/O error) in a row open it.
+// Nothing else counts, either way: not a client's mistake, a missing row or
+// a conflict, not one user's bad data or a bug answering 500, not a
+// timeout, a cancelled request or a panicking handler; so one user's
+// failing requests never shut the store for the others. While open, store routes answer 503 store_unavailable with
 // Retry-After at once and the worker waits, instead of piling retries onto a
 // failing disk. After the open timeout a few requests probe the store
 // (half-open) and close the circuit when they succeed. gobreaker keeps the
@@ -70,10 +74,11 @@ func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 			return c.ConsecutiveFailures >= failures || (c.TotalFailures >= failures && 2*c.TotalFailures >= counted)
 		},
 		IsSuccessful: func(err error) bool { return err == nil },
-		// A request the client got wrong, or one cut off by its deadline or
-		// its caller, says nothing about the store either way: it neither
-		// counts towards opening the circuit nor closes a half-open one
-		// (it frees its probe slot).
+		// A request that failed for any reason but a store fault (a client
+		// mistake, one user's bad data or a bug, a deadline, a cancelled
+		// caller, a panic) says nothing about the store either way: it
+		// neither counts towards opening the circuit nor closes a
+		// half-open one (it frees its probe slot).
 		IsExcluded: func(err error) bool { return errors.Is(err, errNotCounted) || (err != nil && !storeFailure(err)) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			switch to {
@@ -93,14 +98,11 @@ func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 	return b
 }
 
-// storeFailure reports whether err, returned by a handler or the worker,
-// is the store failing: an error the client cannot have caused.
+// storeFailure reports whether err, returned by a handler, a tool or the
+// worker, is the store failing. storage classifies its errors (ErrFault);
+// a cancelled or timed-out request is never one, whatever it met.
 func storeFailure(err error) bool {
-	if err == nil {
-		return false
-	}
-	_, internal := toAPIError(err)
-	return internal && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return errors.Is(err, storage.ErrFault) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // Allow asks to use the store. It refuses while the circuit is open (or

@@ -3,8 +3,10 @@
 package main
 
 import (
+	"database/sql"
 	"net/http"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -129,5 +131,77 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	u.do("GET", "/messages", nil, 200, &page)
 	if got := ids(page); len(got) != 2 || got[0] != "b1" || got[1] != "b"+strconv.Itoa(n) {
 		t.Fatalf("messages after the outage = %v, want b1 and b%d (nothing of the failed writes)", got, n)
+	}
+}
+
+// TestBreakerIgnoresOneUsersFailures: a user whose requests fail on every
+// call, with 500 (a row of theirs the store cannot read) or 4xx, leaves the
+// store's circuit closed, and every request of the other users succeeds;
+// a real fault (a full disk) still opens it.
+func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
+	ts := startServer(t, map[string]string{
+		"RECALLD_BREAKER_FAILURES":     "3",
+		"RECALLD_BREAKER_OPEN_TIMEOUT": "1h",
+		"RECALLD_JOB_POLL_INTERVAL":    "1h", // the worker stays out of the counts
+	})
+	bad, good := ts.as("qq:bad"), ts.as("qq:good")
+	bad.do("POST", "/memories", map[string]any{"id": "pin", "content": "remember this"}, http.StatusCreated, nil)
+	good.do("POST", "/memories", map[string]any{"id": "pin", "content": "remember that"}, http.StatusCreated, nil)
+	good.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("g1", "user", "hello there", 0)}}, http.StatusOK, nil)
+	// Break one row of the bad user behind the server's back: a second
+	// connection through the driver storage registers.
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(ts.dataDir, "recalld.db")+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), `UPDATE memories SET tags = 'not json' WHERE user_id = ?`, "qq:bad"); err != nil {
+		t.Fatal(err)
+	}
+
+	// Rounds of a burst of the bad user's failures (more in a row than the
+	// breaker's threshold), then the other user's calls.
+	const calls = 20
+	ok := 0
+	for i := range calls {
+		for range 3 {
+			if status, body := bad.raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != codeInternal {
+				t.Fatalf("bad user's call %d: %d %s", i, status, body)
+			}
+			if status, body := bad.raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status != http.StatusInternalServerError {
+				t.Fatalf("bad user's context %d: %d %s", i, status, body)
+			}
+			bad.do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, http.StatusUnprocessableEntity, nil)
+		}
+		for _, r := range []struct{ method, path string }{{"GET", "/memories"}, {"GET", "/messages"}} {
+			if status, _ := good.raw(r.method, r.path, nil); status == http.StatusOK {
+				ok++
+			}
+		}
+		if status, _ := good.raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status == http.StatusOK {
+			ok++
+		}
+	}
+	if ok != 3*calls {
+		t.Errorf("the other user succeeded %d of %d times", ok, 3*calls)
+	}
+	if h := ts.health(); h.Store != breakerClosed {
+		t.Fatalf("one user's failures moved the store circuit: %+v", h)
+	}
+
+	// A full disk is a store fault: it opens the circuit for everyone.
+	diskFull(t)
+	for i := range 3 {
+		status, body := good.raw("POST", "/messages", map[string]any{"messages": []map[string]any{
+			msgJSON("w"+strconv.Itoa(i), "user", "message number "+strconv.Itoa(i), i+1)}})
+		if status != http.StatusInternalServerError {
+			t.Fatalf("write %d on a full disk: %d %s", i, status, body)
+		}
+	}
+	if h := ts.health(); h.Store != breakerOpen {
+		t.Fatalf("a full disk left the store circuit %s", h.Store)
+	}
+	if status, body := bad.raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != codeStoreUnavailable {
+		t.Fatalf("with the circuit open: %d %s", status, body)
 	}
 }

@@ -1,0 +1,112 @@
+//go:build linux
+
+package storage_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/recalld/recalld/storage"
+)
+
+// TestFaultClassification: errors of the store itself wrap storage.ErrFault
+// (a full disk, a closed store); a client's mistake, a missing row, a
+// conflict, a cancelled call and one row's bad data never do.
+func TestFaultClassification(t *testing.T) {
+	dir := t.TempDir()
+	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := t.Context()
+	mustInsert(t, s, "u1", msg("m1", "user", "hello", 0))
+	if _, _, err := s.AddMemory(ctx, "bad", storage.Memory{ID: "pin", Content: "remember this"}); err != nil {
+		t.Fatal(err)
+	}
+	// One user's row the store cannot read, written behind its back.
+	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "recalld.db")+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `UPDATE memories SET tags = 'not json' WHERE user_id = 'bad'`); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+
+	tests := []struct {
+		name  string
+		call  func() error
+		fault bool
+	}{
+		{"invalid argument", func() error {
+			_, _, err := s.LexicalSearch(ctx, "u1", storage.LexicalQuery{Text: "hello"})
+			return err
+		}, false},
+		{"not found", func() error { _, err := s.Get(ctx, "u1", "absent"); return err }, false},
+		{"conflict", func() error {
+			_, err := s.Insert(ctx, "u1", []storage.Message{msg("m1", "user", "other", 0)})
+			return err
+		}, false},
+		{"cancelled", func() error { _, err := s.Get(cancelled, "u1", "m1"); return err }, false},
+		{"one user's bad row", func() error {
+			_, err := s.ListMemories(ctx, "bad", storage.MemoryFilter{})
+			return err
+		}, false},
+		{"disk full", func() error {
+			defer fileSizeLimit(t)()
+			_, err := s.Insert(ctx, "u1", []storage.Message{msg("m2", "user", "a longer message that needs a new page "+string(make([]byte, 8000)), 1)})
+			return err
+		}, true},
+		{"closed", func() error {
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			_, err := s.Get(ctx, "u1", "m1")
+			if !errors.Is(err, storage.ErrClosed) {
+				t.Errorf("after Close: %v, want ErrClosed", err)
+			}
+			return err
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			t.Log(err)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if got := errors.Is(err, storage.ErrFault); got != tt.fault {
+				t.Errorf("errors.Is(%v, ErrFault) = %v, want %v", err, got, tt.fault)
+			}
+		})
+	}
+}
+
+// fileSizeLimit makes writes fail the way a full disk does: no file of
+// this process may grow past one byte (RLIMIT_FSIZE, SIGXFSZ ignored).
+// The returned function lifts the limit.
+func fileSizeLimit(t *testing.T) (restore func()) {
+	t.Helper()
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Fatal(err)
+	}
+	signal.Ignore(syscall.SIGXFSZ)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1, Max: old.Max}); err != nil {
+		t.Skipf("cannot limit the file size: %v", err)
+	}
+	return func() {
+		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+			t.Fatal(err)
+		}
+		signal.Reset(syscall.SIGXFSZ)
+	}
+}
