@@ -126,18 +126,19 @@ func (s *server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // authenticate establishes the user the request acts for: the X-Recall-User
-// header, accepted only with a configured API key whose prefix (if any) the
-// user id matches. With no keys configured (loopback only) the header alone
-// is trusted.
+// header, accepted only with an API key of the live config (keys reload
+// without a restart) whose prefix (if any) the user id matches. With no keys
+// configured (loopback only) the header alone is trusted.
 func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		cfg := s.live.Load()
 		req := c.Request()
 		token, hasToken := strings.CutPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if len(s.cfg.APIKeys) > 0 && (!hasToken || token == "") {
+		if len(cfg.APIKeys) > 0 && (!hasToken || token == "") {
 			return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
 		}
 		user := req.Header.Get(headerUser)
-		if err := s.cfg.authorize(token, user); err != nil {
+		if err := cfg.authorize(token, user); err != nil {
 			return err
 		}
 		c.Set(userKey, user)
@@ -576,7 +577,7 @@ type healthResponse struct {
 func (s *server) healthz(c echo.Context) error {
 	h := healthResponse{
 		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), EmbedderFallback: s.embedderFallback, Pending: -1,
-		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
+		Auth: len(s.live.Load().APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
 		Config: s.live.status(), Warnings: slices.Clone(s.degraded),
 	}
 	st, err := s.storeStatus(c.Request().Context())
