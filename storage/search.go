@@ -35,7 +35,9 @@ type LexicalQuery struct {
 }
 
 // LexicalSearch ranks user's messages for q by BM25, best first, and returns
-// the cursor of the next page ("" at the end).
+// the cursor of the next page: "" at the end of the ranking, and at the
+// paging bound (the first 10,000 hits and the page that starts there),
+// since a cursor past it would be refused.
 func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) ([]Hit, string, error) {
 	if s.cfg.QueueOnly {
 		return nil, "", errQueueOnly
@@ -109,7 +111,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 	offset := 0
 	if q.Cursor != "" {
 		var err error
-		if offset, err = decodeLexCursor(q.Cursor); err != nil {
+		if offset, err = decodeLexCursor(q.Cursor, s.lexOffsetMax); err != nil {
 			return nil, "", err
 		}
 	}
@@ -142,7 +144,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 		}
 	}
 	next := ""
-	if more && len(res.Hits) > 0 {
+	if more && len(res.Hits) > 0 && offset+q.Size <= s.lexOffsetMax {
 		next = encodeLexCursor(offset + q.Size)
 	}
 	return hits, next, nil
@@ -212,20 +214,22 @@ func splitQuery(text string) (words string, phrases []string) {
 	return w.String(), phrases
 }
 
-// maxLexicalOffset bounds how deep a caller can page into one ranking.
+// maxLexicalOffset bounds how deep a caller can page into one ranking
+// (Bleve collects offset+size hits for every page). No cursor past it is
+// handed out.
 const maxLexicalOffset = 10000
 
 func encodeLexCursor(offset int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("x2:" + strconv.Itoa(offset)))
 }
 
-func decodeLexCursor(c string) (int, error) {
+func decodeLexCursor(c string, maxOffset int) (int, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || !strings.HasPrefix(string(b), "x2:") {
 		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
 	}
 	n, err := strconv.Atoi(string(b[3:]))
-	if err != nil || n < 0 || n > maxLexicalOffset {
+	if err != nil || n < 0 || n > maxOffset {
 		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
 	}
 	return n, nil

@@ -115,6 +115,8 @@ type Store struct {
 
 	// owner is the identity this store claims jobs under (lease.go).
 	owner *leaseOwner
+	// lexOffsetMax is maxLexicalOffset (tests lower it).
+	lexOffsetMax int
 }
 
 // Open opens (creating if needed) the store in cfg.Dir, applies migrations,
@@ -170,6 +172,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
+
+		lexOffsetMax: maxLexicalOffset,
 	}
 	if s.now == nil {
 		s.now = time.Now
