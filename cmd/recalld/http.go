@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -198,8 +199,10 @@ func (s *server) bind(c echo.Context) (*queryapi.Tools, error) {
 	return s.tools.Bind(userOf(c))
 }
 
-// decodeJSON reads the request body as JSON into dst: one object, no
-// unknown fields, nothing after it.
+// decodeJSON reads the request body as JSON into dst: one object (not
+// null), no unknown fields, nothing after it, valid Unicode throughout, with
+// the required fields present and no number below its minimum (see
+// checkPresence). Every route with a JSON body reads it here.
 func decodeJSON(c echo.Context, dst any) error {
 	req := c.Request()
 	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
@@ -217,7 +220,8 @@ func decodeJSON(c echo.Context, dst any) error {
 		}
 		return errBadRequest("read body: " + err.Error())
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		return errBadRequest("empty body: send a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -228,7 +232,14 @@ func decodeJSON(c echo.Context, dst any) error {
 	if dec.More() {
 		return errBadRequest("malformed JSON: data after the object")
 	}
-	return nil
+	if trimmed[0] != '{' {
+		// null decodes into a struct as nothing at all.
+		return errBadRequest("the body must be a JSON object")
+	}
+	if err := checkUnicode(body); err != nil {
+		return err
+	}
+	return checkPresence(body, reflect.ValueOf(dst), "")
 }
 
 func jsonErrorText(err error) string {
@@ -264,6 +275,9 @@ type messageIn struct {
 
 // message checks m and returns it as a storage.Message; i numbers it in errors.
 func (m messageIn) message(i int) (storage.Message, error) {
+	if strings.TrimSpace(m.Content) == "" {
+		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: content is empty", i))
+	}
 	if m.CreatedAt == "" {
 		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: created_at is required (RFC 3339)", i))
 	}
@@ -400,6 +414,10 @@ func listParams(c echo.Context) (queryapi.ListParams, error) {
 	size, err := intParam(p, "page_size")
 	if err != nil {
 		return queryapi.ListParams{}, err
+	}
+	if p["page_size"] != "" && size < 1 {
+		// 0 would read as the default.
+		return queryapi.ListParams{}, errInvalid(fmt.Sprintf("page_size must be in 1..%d", queryapi.MaxPageSize))
 	}
 	return queryapi.ListParams{
 		Since: p["since"], Until: p["until"], Role: p["role"], ConversationID: p["conversation_id"],

@@ -216,6 +216,30 @@ func TestBadInput(t *testing.T) {
 		{"delete missing", "DELETE", "/messages/nope", nil, nil, 404, codeNotFound},
 		{"no route", "GET", "/nope", nil, nil, 404, codeNotFound},
 		{"wrong method", "PUT", "/messages", nil, nil, 405, codeMethodNotAllowed},
+		// Text is stored verbatim: what encoding/json would turn into U+FFFD is refused.
+		{"content not utf-8", "POST", "/messages", "{\"messages\":[{\"role\":\"user\",\"content\":\"bad \xff byte\",\"created_at\":\"2026-03-01T12:00:00Z\"}]}", nil, 422, codeInvalid},
+		{"content lone surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"half \ud83d pair","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, codeInvalid},
+		{"content lone low surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"\ude00","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, codeInvalid},
+		{"observation not utf-8", "POST", "/turns/end", "{\"memo\":\"m\",\"observations\":[\"went to \xe5\x8c\"]}", nil, 422, codeInvalid},
+		{"memory not utf-8", "POST", "/memories", "{\"content\":\"allergic to \xc0\xaf\"}", nil, 422, codeInvalid},
+		{"recall not utf-8", "POST", "/recall", "{\"question\":\"\xff?\"}", nil, 422, codeInvalid},
+		{"empty content", "POST", "/messages", with("content", ""), nil, 422, codeInvalid},
+		{"blank content", "POST", "/messages", with("content", " \n\t　"), nil, 422, codeInvalid},
+		{"blank memory", "POST", "/memories", map[string]any{"content": "  "}, nil, 422, codeInvalid},
+		// An explicit 0 is below the minimum, not the default.
+		{"page_size 0", "GET", "/messages" + q("page_size", "0"), nil, nil, 422, codeInvalid},
+		{"lexical page_size 0", "POST", "/search/lexical", map[string]any{"query_text": "a", "page_size": 0}, nil, 422, codeInvalid},
+		{"semantic top_k 0", "POST", "/search/semantic", map[string]any{"query_text": "a", "top_k": 0}, nil, 422, codeInvalid},
+		{"events top_k 0", "POST", "/events/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, codeInvalid},
+		{"profiles top_k 0", "POST", "/profiles/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, codeInvalid},
+		{"recall max_rounds 0", "POST", "/recall", map[string]any{"question": "a", "options": map[string]any{"max_rounds": 0}}, nil, 422, codeInvalid},
+		{"recent message without text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{}}}, nil, 422, codeInvalid},
+		{"recent message null text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{"sender_id": "qq:1", "text": nil}}}, nil, 422, codeInvalid},
+		// null decodes into nothing at all: refused like any non-object.
+		{"null turn", "POST", "/turns/end", `null`, nil, 400, codeBadRequest},
+		{"null context", "POST", "/context", ` null `, nil, 400, codeBadRequest},
+		{"null memory", "POST", "/memories", `null`, nil, 400, codeBadRequest},
+		{"string body", "POST", "/recall", `"question"`, nil, 400, codeBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,8 +259,23 @@ func TestBadInput(t *testing.T) {
 	if len(page.Hits) != 0 {
 		t.Fatalf("rejected input stored: %v", ids(page))
 	}
-	// The service still works.
+	var jobs jobsResponse
+	u.do("GET", "/jobs", nil, 200, &jobs)
+	var mems queryapi.MemoryList
+	u.do("GET", "/memories", nil, 200, &mems)
+	if len(jobs.Jobs) != 0 || len(mems.Memories) != 0 {
+		t.Fatalf("rejected input stored: %d jobs, %d memories", len(jobs.Jobs), len(mems.Memories))
+	}
+	// The service still works, and valid text is kept as sent (a surrogate
+	// pair is one character, an empty recent message text is allowed).
 	u.do("POST", "/messages", map[string]any{"messages": []any{good}}, 200, nil)
+	u.do("POST", "/messages", `{"messages":[{"id":"emoji","role":"user","content":"ok \ud83d\ude00 \\ud800","created_at":"2026-03-01T12:00:00Z"}]}`, 200, nil)
+	u.do("GET", "/messages", nil, 200, &page)
+	if len(page.Hits) != 2 || page.Hits[1].Content != `ok 😀 \ud800` {
+		t.Fatalf("stored %+v", page.Hits)
+	}
+	u.do("POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{"text": ""}}}, 202, nil)
+	u.do("GET", "/messages"+q("page_size", ""), nil, 200, nil)
 }
 
 func TestAuth(t *testing.T) {
