@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
@@ -543,5 +547,69 @@ func TestRecallWithBrokenLLM(t *testing.T) {
 	u.do("POST", "/recall", map[string]any{"question": "我有什么过敏吗？", "options": map[string]any{"budget_ms": 2000}}, 200, &resp)
 	if resp.Limits.Brain != "offline" || len(resp.Evidence) == 0 || !strings.Contains(strings.Join(resp.Limits.Notes, " "), "language model failed") {
 		t.Fatalf("recall with a failing model: %+v", resp)
+	}
+}
+
+// TestRawHTTP sends malformed requests over raw TCP. Whatever reaches a
+// handler answers the JSON error body; the rest net/http answers itself, in
+// plain text, before any handler runs (the README lists those cases).
+func TestRawHTTP(t *testing.T) {
+	ts := startServer(t, nil)
+	addr := strings.TrimPrefix(ts.base, "http://")
+	const user = "X-Recall-User: qq:1\r\n"
+	tests := []struct {
+		name   string
+		req    string
+		status int
+		json   bool // the JSON error body; false: net/http's own answer
+	}{
+		// Seen by a handler.
+		{"options star", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 404, true},
+		{"asterisk get", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 404, true},
+		{"connect", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 404, true},
+		{"bad chunk length", "POST /messages HTTP/1.1\r\nHost: x\r\n" + user + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, true},
+		{"body cut short", "POST /messages HTTP/1.1\r\nHost: x\r\n" + user + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{", 400, true},
+		// Answered by net/http before any handler.
+		{"bad request line", "GARBAGE\r\n\r\n", 400, false},
+		{"bad method", "G(ET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400, false},
+		{"http version", "GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, false},
+		{"missing host", "GET /healthz HTTP/1.1\r\n\r\n", 400, false},
+		{"bad host", "GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n", 400, false},
+		{"bad header name", "GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400, false},
+		{"headers too large", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<21) + "\r\n\r\n", 431, false},
+		{"bad escape in path", "GET /messages/%zz/neighbors HTTP/1.1\r\nHost: x\r\n" + user + "\r\n", 400, false},
+		{"bad content-length", "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400, false},
+		{"transfer-encoding", "POST /messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, false},
+		{"expect", "POST /messages HTTP/1.1\r\nHost: x\r\nExpect: later\r\nContent-Length: 0\r\n\r\n", 417, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			// The server may answer (and close) before it has read all of a
+			// large request; the answer is what counts. The request ends
+			// with the write side (a body cut short ends there).
+			go func() {
+				if _, err := conn.Write([]byte(tt.req)); err == nil {
+					conn.(*net.TCPConn).CloseWrite()
+				}
+			}()
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var e errorBody
+			isJSON := strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") &&
+				jsonUnmarshal(body, &e) == nil && e.Error.Code != "" && e.Error.Message != ""
+			if resp.StatusCode != tt.status || isJSON != tt.json {
+				t.Fatalf("%d %q %s, want %d (JSON %v)", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.json)
+			}
+		})
 	}
 }

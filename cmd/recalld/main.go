@@ -318,6 +318,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		WriteTimeout:      cfg.WriteTimeout.Duration,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// OPTIONS * reaches echo (404 JSON) instead of net/http's empty
+		// 200. What net/http still answers itself, before any handler,
+		// README lists under "Errors recalld cannot answer in JSON".
+		DisableGeneralOptionsHandler: true,
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
