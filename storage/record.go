@@ -82,7 +82,9 @@ const (
 
 // States of a job. A job moves pending → processing → done, or back to
 // pending when an attempt fails or its lease expires, and to failed once it
-// has used its attempts. Failed jobs stay, with their error, until purged or retried.
+// has used its attempts; when the process holding it dies it goes back to
+// pending at once, and that attempt is not counted. Failed jobs stay, with
+// their error, until purged or retried.
 const (
 	JobPending    = "pending"
 	JobProcessing = "processing"
