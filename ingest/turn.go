@@ -67,7 +67,9 @@ type RecentMessage struct {
 	Time       string `json:"time,omitempty"`
 	SenderName string `json:"sender_name,omitempty"`
 	SenderID   string `json:"sender_id,omitempty"`
-	Text       string `json:"text"`
+	// Text is required (an empty string is fine): an HTTP body without it
+	// is refused.
+	Text string `json:"text" jsonschema:"required"`
 }
 
 func invalid(format string, args ...any) error {

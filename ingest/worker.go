@@ -52,7 +52,9 @@ type WorkerConfig struct {
 	// Poll is how long the worker sleeps when no job waits.
 	Poll time.Duration
 	// StaleTimeout is the lease of a claimed job: a job still processing
-	// after it (its worker died or hung) goes back to pending.
+	// after it (its worker hung) goes back to pending, and the attempt
+	// counts. A job whose process died goes back at once, uncounted (see
+	// storage.Store.ReclaimDeadLeases).
 	StaleTimeout time.Duration
 	// MaxRetries is how many times a failed job is tried again before it
 	// stays failed with its error (0: never).
@@ -130,7 +132,9 @@ func NewWorker(store *storage.Store, proc Processor, cfg WorkerConfig) *Worker {
 
 // Run recovers stale jobs, then processes jobs until ctx is cancelled,
 // sleeping Poll whenever the queue is empty. It returns nil on shutdown. A
-// job cut off by shutdown stays claimed until its lease expires, then runs again.
+// job cut off by shutdown stays claimed until the store closes; the next
+// Open (or another live process's maintenance) then returns it to pending
+// without counting the attempt.
 func (w *Worker) Run(ctx context.Context) error {
 	w.log.Info("historian worker started", "poll", w.cfg.Poll, "stale_timeout", w.cfg.StaleTimeout, "max_retries", w.cfg.MaxRetries)
 	defer w.log.Info("historian worker stopped")
@@ -244,8 +248,9 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 		log = log.With("took", time.Since(start))
 	}
 	if perr != nil && ctx.Err() != nil {
-		// Shutdown cut the attempt off; the lease brings the job back.
-		log.Info("job interrupted by shutdown; it runs again once its lease expires")
+		// Shutdown cut the attempt off; once the store closes, its lease
+		// owner is gone and the job goes back to pending, uncounted.
+		log.Info("job interrupted by shutdown; it runs again at the next start")
 		return true, nil
 	}
 	// Record the outcome even while shutting down.

@@ -35,8 +35,10 @@ func evidenceOf(m storage.Message, score float64) Evidence {
 
 // Page is one page of a tool's answer.
 type Page struct {
-	Hits       []Evidence `json:"hits"`
-	NextCursor string     `json:"next_cursor"`
+	Hits []Evidence `json:"hits"`
+	// NextCursor continues the listing; it is empty on the last page, and
+	// on the page of a lexical search that reaches its paging bound.
+	NextCursor string `json:"next_cursor"`
 	// Considered is how many of the user's messages the query could see
 	// (those inside its filter), for the agent's stated limits.
 	Considered int `json:"considered"`

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -81,5 +83,51 @@ func TestDeleteUserRemovesEventIndex(t *testing.T) {
 	n, err := s.eindex.DocCount()
 	if err != nil || n != 1 {
 		t.Fatalf("event lexical documents: %d %v, want 1 (u2's)", n, err)
+	}
+}
+
+// TestLexicalPagingBound pages through a ranking deeper than the paging
+// bound: every cursor handed out is accepted, and the page that starts at
+// the bound is the last, with no cursor.
+func TestLexicalPagingBound(t *testing.T) {
+	s, err := Open(t.Context(), Config{Dir: t.TempDir(), NoIndexer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.lexOffsetMax = 10 // stands for maxLexicalOffset
+	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	var msgs []Message
+	for i := range 30 {
+		msgs = append(msgs, Message{ID: fmt.Sprint("m", i), Role: RoleUser, Content: "spicy noodles", CreatedAt: at.Add(time.Duration(i) * time.Minute)})
+	}
+	if _, err := s.Insert(t.Context(), "u1", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{3, 4, 5, 10, 11} {
+		t.Run(fmt.Sprint("size ", size), func(t *testing.T) {
+			seen, cursor := 0, ""
+			for pages := 0; ; pages++ {
+				hits, next, err := s.LexicalSearch(t.Context(), "u1", LexicalQuery{Text: "noodles", Size: size, Cursor: cursor})
+				if err != nil {
+					t.Fatalf("page %d (cursor %q): %v", pages, cursor, err)
+				}
+				seen += len(hits)
+				if next == "" {
+					break
+				}
+				cursor = next
+			}
+			// Pages start at 0, size, 2·size … ≤ 10; the last one is whole.
+			if want := (10/size + 1) * size; seen != want {
+				t.Fatalf("saw %d hits, want %d", seen, want)
+			}
+		})
+	}
+	if _, _, err := s.LexicalSearch(t.Context(), "u1", LexicalQuery{Text: "noodles", Size: 5, Cursor: encodeLexCursor(11)}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("cursor past the bound: %v, want ErrInvalid", err)
 	}
 }

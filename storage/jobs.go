@@ -26,7 +26,7 @@ const (
 	maxJobError   = 4096 // bytes of the kept error text
 )
 
-const jobCols = `id, user_id, kind, dedup_key, payload, state, attempts, error, created_ms, updated_ms, run_after_ms, lease_ms`
+const jobCols = `id, user_id, kind, dedup_key, payload, state, attempts, error, created_ms, updated_ms, run_after_ms, lease_ms, lease_owner`
 
 func scanJob(sc interface{ Scan(...any) error }) (Job, error) {
 	var (
@@ -36,7 +36,7 @@ func scanJob(sc interface{ Scan(...any) error }) (Job, error) {
 		runAfter, leaseUntil int64
 	)
 	if err := sc.Scan(&j.ID, &j.UserID, &j.Kind, &j.Key, &payload, &j.State, &j.Attempts, &j.Error,
-		&created, &updated, &runAfter, &leaseUntil); err != nil {
+		&created, &updated, &runAfter, &leaseUntil, &j.LeaseOwner); err != nil {
 		return j, err
 	}
 	j.Payload = []byte(payload)
@@ -111,9 +111,9 @@ func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created boo
 }
 
 // ClaimJob moves the oldest claimable pending job of kind to processing,
-// counts the attempt and leases it for lease. ok is false when no job waits.
-// The claim is one UPDATE … RETURNING in a write transaction, so two
-// claimers never get the same job.
+// counts the attempt and leases it for lease to this store's owner. ok is
+// false when no job waits. The claim is one UPDATE … RETURNING in a write
+// transaction, so two claimers never get the same job.
 func (s *Store) ClaimJob(ctx context.Context, kind string, lease time.Duration) (job Job, ok bool, err error) {
 	defer s.fault(&err)
 	if lease <= 0 {
@@ -122,11 +122,11 @@ func (s *Store) ClaimJob(ctx context.Context, kind string, lease time.Duration) 
 	now := s.now()
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs
-			SET state = 'processing', attempts = attempts + 1, updated_ms = ?, lease_ms = ?, run_after_ms = 0
+			SET state = 'processing', attempts = attempts + 1, updated_ms = ?, lease_ms = ?, run_after_ms = 0, lease_owner = ?
 			WHERE id = (SELECT id FROM jobs WHERE state = 'pending' AND kind = ? AND run_after_ms <= ?
 				ORDER BY created_ms, id LIMIT 1)
 			RETURNING `+jobCols,
-			now.UnixMilli(), now.Add(lease).UnixMilli(), kind, now.UnixMilli()))
+			now.UnixMilli(), now.Add(lease).UnixMilli(), s.owner.id, kind, now.UnixMilli()))
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
@@ -158,8 +158,9 @@ func (s *Store) CompleteJob(ctx context.Context, claimed Job, res JobResult) (_ 
 	var out JobOutcome
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		out = JobOutcome{}
-		r, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', error = '', updated_ms = ?, lease_ms = 0
-			WHERE id = ? AND state = 'processing' AND attempts = ?`, now.UnixMilli(), claimed.ID, claimed.Attempts)
+		r, err := tx.ExecContext(ctx, `UPDATE jobs SET state = 'done', error = '', updated_ms = ?, lease_ms = 0, lease_owner = ''
+			WHERE id = ? AND state = 'processing' AND attempts = ? AND lease_owner = ?`,
+			now.UnixMilli(), claimed.ID, claimed.Attempts, claimed.LeaseOwner)
 		if err != nil {
 			return err
 		}
@@ -208,10 +209,10 @@ func (s *Store) FailJob(ctx context.Context, claimed Job, cause string, maxAttem
 		job, err = scanJob(tx.QueryRowContext(ctx, `UPDATE jobs
 			SET state = CASE WHEN attempts < ? THEN 'pending' ELSE 'failed' END,
 				run_after_ms = CASE WHEN attempts < ? THEN ? ELSE 0 END,
-				error = ?, updated_ms = ?, lease_ms = 0
-			WHERE id = ? AND state = 'processing' AND attempts = ?
+				error = ?, updated_ms = ?, lease_ms = 0, lease_owner = ''
+			WHERE id = ? AND state = 'processing' AND attempts = ? AND lease_owner = ?
 			RETURNING `+jobCols,
-			maxAttempts, maxAttempts, now.Add(max(backoff, 0)).UnixMilli(), cause, now.UnixMilli(), claimed.ID, claimed.Attempts))
+			maxAttempts, maxAttempts, now.Add(max(backoff, 0)).UnixMilli(), cause, now.UnixMilli(), claimed.ID, claimed.Attempts, claimed.LeaseOwner))
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrJobState
 		}
@@ -223,16 +224,22 @@ func (s *Store) FailJob(ctx context.Context, claimed Job, cause string, maxAttem
 	return job, nil
 }
 
-// RecoverStaleJobs returns processing jobs whose lease has expired (their
-// worker stopped or took too long) to pending, or ends them failed when they
-// have made maxAttempts attempts already, so that a job which kills its
-// worker cannot loop forever.
+// RecoverStaleJobs returns to pending the processing jobs whose owner has
+// died (see ReclaimDeadLeases: not counted as attempts) and those whose
+// lease has expired (their worker, still running, took too long: counted),
+// or ends the latter failed when they have made maxAttempts attempts
+// already, so that a job which hangs its worker cannot loop forever.
+// requeued counts both kinds.
 func (s *Store) RecoverStaleJobs(ctx context.Context, maxAttempts int) (requeued, failed int, err error) {
 	defer s.fault(&err)
+	interrupted, err := s.ReclaimDeadLeases(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
 	now := s.now().UnixMilli()
 	err = s.update(ctx, func(tx *sql.Tx) error {
 		r, err := tx.ExecContext(ctx, `UPDATE jobs
-			SET state = 'failed', updated_ms = ?, lease_ms = 0,
+			SET state = 'failed', updated_ms = ?, lease_ms = 0, lease_owner = '',
 				error = 'lease expired (worker stopped or timed out) after ' || attempts || ' attempts'
 			WHERE state = 'processing' AND lease_ms <= ? AND attempts >= ?`, now, now, maxAttempts)
 		if err != nil {
@@ -241,7 +248,7 @@ func (s *Store) RecoverStaleJobs(ctx context.Context, maxAttempts int) (requeued
 		n, _ := r.RowsAffected()
 		failed = int(n)
 		r, err = tx.ExecContext(ctx, `UPDATE jobs
-			SET state = 'pending', updated_ms = ?, lease_ms = 0, run_after_ms = 0,
+			SET state = 'pending', updated_ms = ?, lease_ms = 0, run_after_ms = 0, lease_owner = '',
 				error = 'lease expired (worker stopped or timed out) during attempt ' || attempts
 			WHERE state = 'processing' AND lease_ms <= ?`, now, now)
 		if err != nil {
@@ -254,7 +261,69 @@ func (s *Store) RecoverStaleJobs(ctx context.Context, maxAttempts int) (requeued
 	if err != nil {
 		return 0, 0, fmt.Errorf("storage: recover stale jobs: %w", err)
 	}
-	return requeued, failed, nil
+	return requeued + interrupted, failed, nil
+}
+
+// ReclaimDeadLeases returns to pending, at once, every processing job whose
+// lease owner is no longer alive: the process that claimed it died (kill -9,
+// a crash, a power cut) or closed its store in the middle of the job. The
+// cut-off attempt is not counted (attempts goes back down by one), because
+// the job did not fail: a job interrupted any number of times is never
+// failed for it. Jobs of a live owner (this store, or another process that
+// has the data dir open) keep their claim. Open calls it; RecoverStaleJobs
+// too, for a second process that dies while this one runs.
+func (s *Store) ReclaimDeadLeases(ctx context.Context) (int, error) {
+	rows, err := s.w.QueryContext(ctx, `SELECT DISTINCT lease_owner FROM jobs
+		WHERE state = 'processing' AND lease_owner != '' AND lease_owner != ?`, s.owner.id)
+	if err != nil {
+		return 0, fmt.Errorf("storage: reclaim dead leases: %w", err)
+	}
+	var owners []string
+	for rows.Next() {
+		var o string
+		if err := rows.Scan(&o); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("storage: reclaim dead leases: %w", err)
+		}
+		owners = append(owners, o)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return 0, fmt.Errorf("storage: reclaim dead leases: %w", err)
+	}
+	var dead []any
+	for _, o := range owners {
+		alive, err := ownerAlive(s.cfg.Dir, o)
+		if err != nil {
+			// Unknown is alive: the lease still bounds the wait.
+			s.log.Warn("job lease owner liveness unknown; its jobs wait for their lease", "owner", o, "err", err)
+		}
+		if !alive {
+			dead = append(dead, o)
+		}
+	}
+	if len(dead) == 0 {
+		return 0, nil
+	}
+	var n int64
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE jobs
+			SET state = 'pending', attempts = max(attempts - 1, 0), updated_ms = ?, lease_ms = 0, run_after_ms = 0, lease_owner = '',
+				error = 'interrupted: the process running attempt ' || attempts || ' stopped (not counted as an attempt)'
+			WHERE state = 'processing' AND lease_owner IN (`+placeholders(len(dead))+`)`,
+			append([]any{s.now().UnixMilli()}, dead...)...)
+		if err != nil {
+			return err
+		}
+		n, err = r.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("storage: reclaim dead leases: %w", err)
+	}
+	if n > 0 {
+		s.log.Warn("jobs of a stopped process returned to pending", "jobs", n, "owners", len(dead))
+	}
+	return int(n), nil
 }
 
 // GetJob returns one job. An empty user finds any user's job (operator
@@ -322,7 +391,7 @@ func (s *Store) ListJobs(ctx context.Context, f JobFilter) (_ []Job, err error) 
 // user's job. A job that is not failed is ErrJobState.
 func (s *Store) RetryJob(ctx context.Context, user, id string) (_ Job, err error) {
 	defer s.fault(&err)
-	q, args := `UPDATE jobs SET state = 'pending', attempts = 0, run_after_ms = 0, lease_ms = 0, updated_ms = ?
+	q, args := `UPDATE jobs SET state = 'pending', attempts = 0, run_after_ms = 0, lease_ms = 0, lease_owner = '', updated_ms = ?
 		WHERE id = ? AND state = 'failed'`, []any{s.now().UnixMilli(), id}
 	if user != "" {
 		q, args = q+` AND user_id = ?`, append(args, user)

@@ -82,7 +82,9 @@ const (
 
 // States of a job. A job moves pending → processing → done, or back to
 // pending when an attempt fails or its lease expires, and to failed once it
-// has used its attempts. Failed jobs stay, with their error, until purged or retried.
+// has used its attempts; when the process holding it dies it goes back to
+// pending at once, and that attempt is not counted. Failed jobs stay, with
+// their error, until purged or retried.
 const (
 	JobPending    = "pending"
 	JobProcessing = "processing"
@@ -106,10 +108,12 @@ type Job struct {
 	Kind   string `json:"kind"`
 	// Key deduplicates enqueues of one user and kind (the bot's request id);
 	// empty means no deduplication.
-	Key      string          `json:"key,omitempty"`
-	Payload  json.RawMessage `json:"payload"`
-	State    string          `json:"state"`
-	Attempts int             `json:"attempts"` // claims so far
+	Key     string          `json:"key,omitempty"`
+	Payload json.RawMessage `json:"payload"`
+	State   string          `json:"state"`
+	// Attempts counts the claims that count towards the retry limit: every
+	// claim, less those cut off by the death of the claiming process.
+	Attempts int `json:"attempts"`
 	// Error is the last failure, kept when the job ends failed.
 	Error     string    `json:"error,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
@@ -118,6 +122,9 @@ type Job struct {
 	RunAfter time.Time `json:"run_after,omitzero"`
 	// LeaseUntil is when the claim of a processing job expires.
 	LeaseUntil time.Time `json:"lease_until,omitzero"`
+	// LeaseOwner is the open store (one per process) that claimed a
+	// processing job; with Attempts it fences the claim.
+	LeaseOwner string `json:"-"`
 }
 
 // NewJob is a job to enqueue.

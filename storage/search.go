@@ -38,7 +38,9 @@ type LexicalQuery struct {
 }
 
 // LexicalSearch ranks user's messages for q by BM25, best first, and returns
-// the cursor of the next page ("" at the end).
+// the cursor of the next page: "" at the end of the ranking, and at the
+// paging bound (the first 10,000 hits and the page that starts there),
+// since a cursor past it would be refused.
 //
 // Quoted phrases are not left to Bleve's phrase matcher: for each partial
 // match it scans all of a term's locations in the document, so its work
@@ -149,7 +151,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 	offset := 0
 	if q.Cursor != "" {
 		var err error
-		if offset, err = decodeLexCursor(q.Cursor); err != nil {
+		if offset, err = decodeLexCursor(q.Cursor, s.lexOffsetMax); err != nil {
 			return nil, "", err
 		}
 	}
@@ -172,7 +174,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 		}
 		exhausted = len(cands) < n
 		for _, c := range cands {
-			if len(hits) == want || analysed >= maxPhraseBytes {
+			if len(hits) == want || analysed >= s.phraseBytesMax {
 				exhausted = false // the rest of cands not looked at
 				break
 			}
@@ -196,7 +198,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 			}
 			hits = append(hits, c.hit)
 		}
-		if len(hits) == want || exhausted || len(checks) == 0 || checked >= maxPhraseCandidates || analysed >= maxPhraseBytes {
+		if len(hits) == want || exhausted || len(checks) == 0 || checked >= maxPhraseCandidates || analysed >= s.phraseBytesMax {
 			break
 		}
 	}
@@ -208,7 +210,7 @@ func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) 
 	case !exhausted:
 		cursor = next
 	}
-	if cursor < 0 || cursor > maxLexicalOffset {
+	if cursor < 0 || cursor > s.lexOffsetMax {
 		return hits, "", nil
 	}
 	return hits, encodeLexCursor(cursor), nil
@@ -503,20 +505,22 @@ func splitQuery(text string) (words string, phrases []string) {
 	return w.String(), phrases
 }
 
-// maxLexicalOffset bounds how deep a caller can page into one ranking.
+// maxLexicalOffset bounds how deep a caller can page into one ranking
+// (Bleve collects offset+size hits for every page). No cursor past it is
+// handed out.
 const maxLexicalOffset = 10000
 
 func encodeLexCursor(offset int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("x2:" + strconv.Itoa(offset)))
 }
 
-func decodeLexCursor(c string) (int, error) {
+func decodeLexCursor(c string, maxOffset int) (int, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || !strings.HasPrefix(string(b), "x2:") {
 		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
 	}
 	n, err := strconv.Atoi(string(b[3:]))
-	if err != nil || n < 0 || n > maxLexicalOffset {
+	if err != nil || n < 0 || n > maxOffset {
 		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
 	}
 	return n, nil

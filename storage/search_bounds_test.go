@@ -131,51 +131,6 @@ func TestPhraseRepeatedTerms(t *testing.T) {
 	}
 }
 
-// TestPhraseBudgetPages: when the phrase check's budget ends a page before
-// it is full, its cursor goes on from there and the pages together hold
-// every match exactly once.
-func TestPhraseBudgetPages(t *testing.T) {
-	s := mustOpen(t, "")
-	big := strings.Repeat("哈", storage.MaxContentLen/len("哈")-40)
-	var msgs []storage.Message
-	matches := 0
-	for i := range 34 {
-		content := big + "西湖散步" // both characters, never the phrase
-		if i%5 == 0 {
-			content = big + "西湖边散步"
-			matches++
-		}
-		msgs = append(msgs, msg(fmt.Sprintf("m%02d", i), "user", content, i))
-	}
-	mustInsert(t, s, "u1", msgs...)
-	mustDrain(t, s)
-	seen := map[string]int{}
-	cursor, pages := "", 0
-	for {
-		hits, next, err := s.LexicalSearch(t.Context(), "u1", storage.LexicalQuery{Text: `"湖边散"`, Size: 3, Cursor: cursor})
-		if err != nil {
-			t.Fatal(err)
-		}
-		pages++
-		for _, h := range hits {
-			seen[h.Message.ID]++
-		}
-		if next == "" || pages > 100 {
-			break
-		}
-		cursor = next
-	}
-	if len(seen) != matches {
-		t.Errorf("found %d of %d matches over %d pages: %v", len(seen), matches, pages, seen)
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Errorf("%s on %d pages", id, n)
-		}
-	}
-	t.Logf("%d pages", pages)
-}
-
 // TestHugeQueriesBounded: the longest query text the API takes (2,000
 // characters), every word distinct, in each match mode, against a few
 // thousand messages.

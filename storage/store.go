@@ -114,6 +114,13 @@ type Store struct {
 	// it and the profile vectors up to date.
 	profiles bleve.Index
 	profMu   sync.Mutex
+
+	// owner is the identity this store claims jobs under (lease.go).
+	owner *leaseOwner
+	// lexOffsetMax is maxLexicalOffset (tests lower it).
+	lexOffsetMax int
+	// phraseBytesMax is maxPhraseBytes (tests lower it).
+	phraseBytesMax int
 }
 
 // Open opens (creating if needed) the store in cfg.Dir, applies migrations,
@@ -169,6 +176,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
+
+		lexOffsetMax: maxLexicalOffset, phraseBytesMax: maxPhraseBytes,
 	}
 	if s.now == nil {
 		s.now = time.Now
@@ -182,6 +191,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s.embGuard.init(s)
 	s.vecBehind.Store(true) // a previous run may have left messages without vectors
 	if err := s.init(ctx); err != nil {
+		s.owner.close()
 		w.Close()
 		r.Close()
 		for _, idx := range []bleve.Index{s.index, s.eindex} {
@@ -210,6 +220,20 @@ func (s *Store) init(ctx context.Context) error {
 	}
 	if err := s.migrate(ctx); err != nil {
 		return err
+	}
+	// Every store, QueueOnly too, may claim jobs: it gets its own lease
+	// owner, and returns the jobs of owners that died to pending before
+	// anything else runs.
+	owner, err := newLeaseOwner(s.cfg.Dir, s.log)
+	if err != nil {
+		return err
+	}
+	s.owner = owner
+	if _, err := s.ReclaimDeadLeases(ctx); err != nil {
+		return err
+	}
+	if _, err := sweepLeases(s.cfg.Dir); err != nil {
+		s.log.Warn("lease lock files not swept", "err", err)
 	}
 	if s.cfg.QueueOnly {
 		return nil
@@ -455,7 +479,9 @@ func (s *Store) Close() error {
 		if s.profiles != nil {
 			errs = append(errs, s.profiles.Close())
 		}
-		errs = append(errs, s.r.Close(), s.w.Close())
+		// The lease owner goes last: once its lock is released, other
+		// stores may take back the jobs it still holds.
+		errs = append(errs, s.r.Close(), s.w.Close(), s.owner.close())
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr

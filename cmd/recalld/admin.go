@@ -131,6 +131,9 @@ func parseImportLine(b []byte, defaultUser string, line int) (storage.Message, s
 	if err := dec.Decode(&in); err != nil {
 		return storage.Message{}, "", fmt.Errorf("line %d: malformed JSON: %s", line, jsonErrorText(err))
 	}
+	if err := checkUnicode(b); err != nil {
+		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*apiError).Message)
+	}
 	u := in.UserID
 	if u == "" {
 		u = defaultUser

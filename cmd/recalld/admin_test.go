@@ -149,6 +149,16 @@ func TestImport(t *testing.T) {
 	if _, err := run(bad); err == nil || !strings.Contains(err.Error(), "lines 1..1") {
 		t.Fatalf("bad line: %v", err)
 	}
+	// Text the import would alter or that says nothing stops it at its line.
+	for _, tt := range []struct{ line, want string }{
+		{"{\"id\":\"c2\",\"user_id\":\"qq:3\",\"role\":\"user\",\"content\":\"x\xff\",\"created_at\":\"2026-03-01T12:00:00Z\"}", "line 1: the JSON is not valid UTF-8"},
+		{`{"id":"c3","user_id":"qq:3","role":"user","content":"\udc00","created_at":"2026-03-01T12:00:00Z"}`, "line 1: the JSON has an unpaired surrogate"},
+		{`{"id":"c4","user_id":"qq:3","role":"user","content":"  ","created_at":"2026-03-01T12:00:00Z"}`, "line 1: messages[0]: content is empty"},
+	} {
+		if _, err := run(writeFile(t, "bad.jsonl", tt.line)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Fatalf("import %q: %v, want %q", tt.line, err, tt.want)
+		}
+	}
 
 	s := openTestStore(t, dir)
 	for user, want := range map[string]int{"qq:1": 2, "qq:2": 1, "qq:3": 0} {

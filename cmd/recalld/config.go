@@ -39,7 +39,8 @@ type Config struct {
 	PerUserInflight int `toml:"per_user_inflight"`
 
 	// APIKeys authenticate callers. With none, the server accepts any
-	// X-Recall-User and only listens on loopback.
+	// X-Recall-User and only listens on loopback. They reload without a
+	// restart: a removed key is refused from the reload on.
 	APIKeys []APIKey `toml:"api_keys"`
 
 	Embedder EmbedderConfig `toml:"embedder"`
@@ -338,6 +339,15 @@ func (c Config) validate() error {
 		errs = append(errs, fmt.Errorf("embedder.kind %q: want use, hash or openai", c.Embedder.Kind))
 	}
 	return errors.Join(errs...)
+}
+
+// checkListenAuth refuses to serve addr without keys unless addr is
+// loopback, at start and on a reload that removes the last key.
+func checkListenAuth(keys []APIKey, addr string) error {
+	if len(keys) == 0 && !loopbackOnly(addr) {
+		return fmt.Errorf("refusing to listen on %s without api_keys: configure keys or bind to loopback", addr)
+	}
+	return nil
 }
 
 // loopbackOnly reports whether addr binds to loopback only.

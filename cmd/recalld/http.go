@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,18 +135,19 @@ func (s *server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // authenticate establishes the user the request acts for: the X-Recall-User
-// header, accepted only with a configured API key whose prefix (if any) the
-// user id matches. With no keys configured (loopback only) the header alone
-// is trusted.
+// header, accepted only with an API key of the live config (keys reload
+// without a restart) whose prefix (if any) the user id matches. With no keys
+// configured (loopback only) the header alone is trusted.
 func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		cfg := s.live.Load()
 		req := c.Request()
 		token, hasToken := strings.CutPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ")
-		if len(s.cfg.APIKeys) > 0 && (!hasToken || token == "") {
+		if len(cfg.APIKeys) > 0 && (!hasToken || token == "") {
 			return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
 		}
 		user := req.Header.Get(headerUser)
-		if err := s.cfg.authorize(token, user); err != nil {
+		if err := cfg.authorize(token, user); err != nil {
 			return err
 		}
 		c.Set(userKey, user)
@@ -205,8 +207,10 @@ func (s *server) bind(c echo.Context) (*queryapi.Tools, error) {
 	return s.tools.Bind(userOf(c))
 }
 
-// decodeJSON reads the request body as JSON into dst: one object, no
-// unknown fields, nothing after it.
+// decodeJSON reads the request body as JSON into dst: one object (not
+// null), no unknown fields, nothing after it, valid Unicode throughout, with
+// the required fields present and no number below its minimum (see
+// checkPresence). Every route with a JSON body reads it here.
 func decodeJSON(c echo.Context, dst any) error {
 	req := c.Request()
 	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
@@ -224,7 +228,8 @@ func decodeJSON(c echo.Context, dst any) error {
 		}
 		return errBadRequest("read body: " + err.Error())
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
 		return errBadRequest("empty body: send a JSON object")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -235,7 +240,14 @@ func decodeJSON(c echo.Context, dst any) error {
 	if dec.More() {
 		return errBadRequest("malformed JSON: data after the object")
 	}
-	return nil
+	if trimmed[0] != '{' {
+		// null decodes into a struct as nothing at all.
+		return errBadRequest("the body must be a JSON object")
+	}
+	if err := checkUnicode(body); err != nil {
+		return err
+	}
+	return checkPresence(body, reflect.ValueOf(dst), "")
 }
 
 func jsonErrorText(err error) string {
@@ -271,6 +283,9 @@ type messageIn struct {
 
 // message checks m and returns it as a storage.Message; i numbers it in errors.
 func (m messageIn) message(i int) (storage.Message, error) {
+	if strings.TrimSpace(m.Content) == "" {
+		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: content is empty", i))
+	}
 	if m.CreatedAt == "" {
 		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: created_at is required (RFC 3339)", i))
 	}
@@ -407,6 +422,10 @@ func listParams(c echo.Context) (queryapi.ListParams, error) {
 	size, err := intParam(p, "page_size")
 	if err != nil {
 		return queryapi.ListParams{}, err
+	}
+	if p["page_size"] != "" && size < 1 {
+		// 0 would read as the default.
+		return queryapi.ListParams{}, errInvalid(fmt.Sprintf("page_size must be in 1..%d", queryapi.MaxPageSize))
 	}
 	return queryapi.ListParams{
 		Since: p["since"], Until: p["until"], Role: p["role"], ConversationID: p["conversation_id"],
@@ -584,7 +603,7 @@ type healthResponse struct {
 func (s *server) healthz(c echo.Context) error {
 	h := healthResponse{
 		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), EmbedderFallback: s.embedderFallback, Pending: -1,
-		Auth: len(s.cfg.APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
+		Auth: len(s.live.Load().APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
 		Config: s.live.status(), Warnings: slices.Clone(s.degraded),
 	}
 	st, err := s.storeStatus(c.Request().Context())

@@ -24,7 +24,7 @@ type searchEventsRequest struct {
 	Query         string `json:"query"`
 	TargetUserID  string `json:"target_user_id"`
 	TargetGroupID string `json:"target_group_id"`
-	TopK          int    `json:"top_k"`
+	TopK          int    `json:"top_k" jsonschema:"minimum=1"` // decodeJSON refuses an explicit 0
 	TimeFrom      string `json:"time_from"`
 	TimeTo        string `json:"time_to"`
 	Deep          bool   `json:"deep"`

@@ -1,14 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
@@ -216,6 +220,30 @@ func TestBadInput(t *testing.T) {
 		{"delete missing", "DELETE", "/messages/nope", nil, nil, 404, codeNotFound},
 		{"no route", "GET", "/nope", nil, nil, 404, codeNotFound},
 		{"wrong method", "PUT", "/messages", nil, nil, 405, codeMethodNotAllowed},
+		// Text is stored verbatim: what encoding/json would turn into U+FFFD is refused.
+		{"content not utf-8", "POST", "/messages", "{\"messages\":[{\"role\":\"user\",\"content\":\"bad \xff byte\",\"created_at\":\"2026-03-01T12:00:00Z\"}]}", nil, 422, codeInvalid},
+		{"content lone surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"half \ud83d pair","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, codeInvalid},
+		{"content lone low surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"\ude00","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, codeInvalid},
+		{"observation not utf-8", "POST", "/turns/end", "{\"memo\":\"m\",\"observations\":[\"went to \xe5\x8c\"]}", nil, 422, codeInvalid},
+		{"memory not utf-8", "POST", "/memories", "{\"content\":\"allergic to \xc0\xaf\"}", nil, 422, codeInvalid},
+		{"recall not utf-8", "POST", "/recall", "{\"question\":\"\xff?\"}", nil, 422, codeInvalid},
+		{"empty content", "POST", "/messages", with("content", ""), nil, 422, codeInvalid},
+		{"blank content", "POST", "/messages", with("content", " \n\t　"), nil, 422, codeInvalid},
+		{"blank memory", "POST", "/memories", map[string]any{"content": "  "}, nil, 422, codeInvalid},
+		// An explicit 0 is below the minimum, not the default.
+		{"page_size 0", "GET", "/messages" + q("page_size", "0"), nil, nil, 422, codeInvalid},
+		{"lexical page_size 0", "POST", "/search/lexical", map[string]any{"query_text": "a", "page_size": 0}, nil, 422, codeInvalid},
+		{"semantic top_k 0", "POST", "/search/semantic", map[string]any{"query_text": "a", "top_k": 0}, nil, 422, codeInvalid},
+		{"events top_k 0", "POST", "/events/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, codeInvalid},
+		{"profiles top_k 0", "POST", "/profiles/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, codeInvalid},
+		{"recall max_rounds 0", "POST", "/recall", map[string]any{"question": "a", "options": map[string]any{"max_rounds": 0}}, nil, 422, codeInvalid},
+		{"recent message without text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{}}}, nil, 422, codeInvalid},
+		{"recent message null text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{"sender_id": "qq:1", "text": nil}}}, nil, 422, codeInvalid},
+		// null decodes into nothing at all: refused like any non-object.
+		{"null turn", "POST", "/turns/end", `null`, nil, 400, codeBadRequest},
+		{"null context", "POST", "/context", ` null `, nil, 400, codeBadRequest},
+		{"null memory", "POST", "/memories", `null`, nil, 400, codeBadRequest},
+		{"string body", "POST", "/recall", `"question"`, nil, 400, codeBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,8 +263,23 @@ func TestBadInput(t *testing.T) {
 	if len(page.Hits) != 0 {
 		t.Fatalf("rejected input stored: %v", ids(page))
 	}
-	// The service still works.
+	var jobs jobsResponse
+	u.do("GET", "/jobs", nil, 200, &jobs)
+	var mems queryapi.MemoryList
+	u.do("GET", "/memories", nil, 200, &mems)
+	if len(jobs.Jobs) != 0 || len(mems.Memories) != 0 {
+		t.Fatalf("rejected input stored: %d jobs, %d memories", len(jobs.Jobs), len(mems.Memories))
+	}
+	// The service still works, and valid text is kept as sent (a surrogate
+	// pair is one character, an empty recent message text is allowed).
 	u.do("POST", "/messages", map[string]any{"messages": []any{good}}, 200, nil)
+	u.do("POST", "/messages", `{"messages":[{"id":"emoji","role":"user","content":"ok \ud83d\ude00 \\ud800","created_at":"2026-03-01T12:00:00Z"}]}`, 200, nil)
+	u.do("GET", "/messages", nil, 200, &page)
+	if len(page.Hits) != 2 || page.Hits[1].Content != `ok 😀 \ud800` {
+		t.Fatalf("stored %+v", page.Hits)
+	}
+	u.do("POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{"text": ""}}}, 202, nil)
+	u.do("GET", "/messages"+q("page_size", ""), nil, 200, nil)
 }
 
 func TestAuth(t *testing.T) {
@@ -504,5 +547,69 @@ func TestRecallWithBrokenLLM(t *testing.T) {
 	u.do("POST", "/recall", map[string]any{"question": "我有什么过敏吗？", "options": map[string]any{"budget_ms": 2000}}, 200, &resp)
 	if resp.Limits.Brain != "offline" || len(resp.Evidence) == 0 || !strings.Contains(strings.Join(resp.Limits.Notes, " "), "language model failed") {
 		t.Fatalf("recall with a failing model: %+v", resp)
+	}
+}
+
+// TestRawHTTP sends malformed requests over raw TCP. Whatever reaches a
+// handler answers the JSON error body; the rest net/http answers itself, in
+// plain text, before any handler runs (the README lists those cases).
+func TestRawHTTP(t *testing.T) {
+	ts := startServer(t, nil)
+	addr := strings.TrimPrefix(ts.base, "http://")
+	const user = "X-Recall-User: qq:1\r\n"
+	tests := []struct {
+		name   string
+		req    string
+		status int
+		json   bool // the JSON error body; false: net/http's own answer
+	}{
+		// Seen by a handler.
+		{"options star", "OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", 404, true},
+		{"asterisk get", "GET * HTTP/1.1\r\nHost: x\r\n\r\n", 404, true},
+		{"connect", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 404, true},
+		{"bad chunk length", "POST /messages HTTP/1.1\r\nHost: x\r\n" + user + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, true},
+		{"body cut short", "POST /messages HTTP/1.1\r\nHost: x\r\n" + user + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{", 400, true},
+		// Answered by net/http before any handler.
+		{"bad request line", "GARBAGE\r\n\r\n", 400, false},
+		{"bad method", "G(ET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400, false},
+		{"http version", "GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, false},
+		{"missing host", "GET /healthz HTTP/1.1\r\n\r\n", 400, false},
+		{"bad host", "GET /healthz HTTP/1.1\r\nHost: a b\r\n\r\n", 400, false},
+		{"bad header name", "GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n", 400, false},
+		{"headers too large", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 1<<21) + "\r\n\r\n", 431, false},
+		{"bad escape in path", "GET /messages/%zz/neighbors HTTP/1.1\r\nHost: x\r\n" + user + "\r\n", 400, false},
+		{"bad content-length", "POST /messages HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", 400, false},
+		{"transfer-encoding", "POST /messages HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501, false},
+		{"expect", "POST /messages HTTP/1.1\r\nHost: x\r\nExpect: later\r\nContent-Length: 0\r\n\r\n", 417, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			conn.SetDeadline(time.Now().Add(10 * time.Second))
+			// The server may answer (and close) before it has read all of a
+			// large request; the answer is what counts. The request ends
+			// with the write side (a body cut short ends there).
+			go func() {
+				if _, err := conn.Write([]byte(tt.req)); err == nil {
+					conn.(*net.TCPConn).CloseWrite()
+				}
+			}()
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var e errorBody
+			isJSON := strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") &&
+				jsonUnmarshal(body, &e) == nil && e.Error.Code != "" && e.Error.Message != ""
+			if resp.StatusCode != tt.status || isJSON != tt.json {
+				t.Fatalf("%d %q %s, want %d (JSON %v)", resp.StatusCode, resp.Header.Get("Content-Type"), body, tt.status, tt.json)
+			}
+		})
 	}
 }

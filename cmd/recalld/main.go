@@ -292,8 +292,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: serve takes no arguments, got %q", errUsage, rest)
 	}
 	log := newLogger(cfg, a.stderr)
-	if len(cfg.APIKeys) == 0 && !loopbackOnly(cfg.Addr) {
-		return fmt.Errorf("refusing to listen on %s without api_keys: configure keys or bind to loopback", cfg.Addr)
+	if err := checkListenAuth(cfg.APIKeys, cfg.Addr); err != nil {
+		return err
 	}
 	log.Info("starting", "version", version(), "config", cfg.redacted())
 	store, degraded, err := openServeStore(ctx, cfg, log)
@@ -318,6 +318,10 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		WriteTimeout:      cfg.WriteTimeout.Duration,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// OPTIONS * reaches echo (404 JSON) instead of net/http's empty
+		// 200. What net/http still answers itself, before any handler,
+		// README lists under "Errors recalld cannot answer in JSON".
+		DisableGeneralOptionsHandler: true,
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {

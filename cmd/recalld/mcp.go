@@ -281,7 +281,7 @@ func (s *server) serveMCP(c echo.Context) error {
 		// so a request for another host name (DNS rebinding from a browser)
 		// is refused; with keys every request is authenticated, and a
 		// reverse proxy on the same host may pass its own host name.
-		DisableLocalhostProtection: len(s.cfg.APIKeys) > 0,
+		DisableLocalhostProtection: len(s.live.Load().APIKeys) > 0,
 	})
 	w := &mcpErrorWriter{ResponseWriter: c.Response()}
 	h.ServeHTTP(w, c.Request())

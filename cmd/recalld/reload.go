@@ -22,6 +22,7 @@ import (
 // src into dst. Every other key needs a restart; the server says which.
 // Consumers of a reloadable section read it per call from liveConfig.Load.
 func applyReloadable(dst *Config, src Config) {
+	dst.APIKeys = src.APIKeys
 	dst.Cognitive.Historian = src.Cognitive.Historian
 	dst.Cognitive.Query = src.Cognitive.Query
 }
@@ -101,6 +102,11 @@ func (l *liveConfig) reload(path string, load func() (Config, error), trigger st
 	}
 	l.read = b
 	next, err := load()
+	if err == nil {
+		// The listen address stays until a restart: check the new keys
+		// against the one in use.
+		err = checkListenAuth(next.APIKeys, l.Load().Addr)
+	}
 	if err != nil {
 		l.lastErr = err.Error()
 		l.log.Error("config reload failed; keeping the running config", "trigger", trigger, "path", path, "err", err)
@@ -117,6 +123,9 @@ func (l *liveConfig) reload(path string, load func() (Config, error), trigger st
 	l.reloads++
 	l.reloaded = time.Now()
 	l.log.Info("config reloaded", "trigger", trigger, "path", path, "applied", applied, "restart_required", l.restart)
+	if len(merged.APIKeys) == 0 && len(cur.APIKeys) > 0 {
+		l.log.Warn("api_keys removed: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
+	}
 	for _, k := range l.restart {
 		l.log.Warn("config key changed; it takes effect after a restart", "key", k)
 	}

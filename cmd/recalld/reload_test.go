@@ -158,3 +158,90 @@ func TestChangedKeys(t *testing.T) {
 		})
 	}
 }
+
+// TestAPIKeyReload: api_keys follow the config file over a real loopback
+// server: a removed key gets 401 from the reload on (on the routes and on
+// POST /mcp), an added one works, SIGHUP reloads them too, and an invalid
+// file keeps the keys in force.
+func TestAPIKeyReload(t *testing.T) {
+	const (
+		keyA = "key-for-bot-a-0123456789"
+		keyB = "key-for-bot-b-0123456789"
+		keyC = "key-for-bot-c-0123456789"
+	)
+	keys := func(ks ...string) string {
+		var b strings.Builder
+		for i, k := range ks {
+			fmt.Fprintf(&b, "[[api_keys]]\nname = \"bot%d\"\nkey = %q\nuser_prefix = \"qq:\"\n", i, k)
+		}
+		return b.String()
+	}
+	path := writeFile(t, "recalld.toml", keys(keyA))
+	ts := startServer(t, nil, "-config", path)
+	reloads := func() int { return ts.health().Config.Reloads }
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	mcpHdr := []string{"Accept", "application/json, text/event-stream"}
+	status := func(key, method, path string, body any, hdr ...string) int {
+		t.Helper()
+		st, _ := ts.as("qq:1").withKey(key).raw(method, path, body, hdr...)
+		return st
+	}
+	check := func(when string, want map[string]int) {
+		t.Helper()
+		for key, code := range want {
+			if got := status(key, "GET", "/messages", nil); got != code {
+				t.Fatalf("%s: GET /messages with %s: %d, want %d", when, key[:13], got, code)
+			}
+			if got := status(key, "POST", "/mcp", ping, mcpHdr...); got != code {
+				t.Fatalf("%s: POST /mcp with %s: %d, want %d", when, key[:13], got, code)
+			}
+		}
+	}
+	check("at start", map[string]int{keyA: 200, keyB: 401})
+
+	replaceFile(t, path, keys(keyB))
+	waitFor(t, "the new keys are applied", func() bool { return reloads() == 1 })
+	check("after the file change", map[string]int{keyA: 401, keyB: 200})
+	if h := ts.health(); h.Status != "ok" || len(h.Config.RestartRequired) != 0 || !h.Auth {
+		t.Fatalf("health after a key change: %+v", h)
+	}
+
+	// An invalid file (a key too short) changes nothing.
+	replaceFile(t, path, keys(keyC, "short"))
+	waitFor(t, "the invalid file is reported", func() bool { return ts.health().Config.Error != "" })
+	check("after an invalid file", map[string]int{keyA: 401, keyB: 200, keyC: 401})
+
+	// SIGHUP reloads the keys too (after a write the watcher may not have seen).
+	if err := os.WriteFile(path, []byte(keys(keyC)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "SIGHUP applies the keys", func() bool { return reloads() >= 2 && ts.health().Config.Error == "" })
+	check("after SIGHUP", map[string]int{keyB: 401, keyC: 200})
+}
+
+// TestAPIKeyReloadOffLoopback: a reload that removes the last key of a
+// server listening beyond loopback is refused; the keys in force stay.
+func TestAPIKeyReloadOffLoopback(t *testing.T) {
+	path := writeFile(t, "recalld.toml", "")
+	for _, tt := range []struct {
+		addr    string
+		wantErr bool
+	}{{"0.0.0.0:8080", true}, {"127.0.0.1:8080", false}} {
+		t.Run(tt.addr, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Addr = tt.addr
+			cfg.APIKeys = []APIKey{{Name: "bot", Key: "key-for-bot-a-0123456789"}}
+			l := newLiveConfig(cfg, discardLogger())
+			next := cfg
+			next.APIKeys = nil
+			l.reload(path, func() (Config, error) { return next, nil }, "test", true)
+			st := l.status()
+			if got := len(l.Load().APIKeys) == 1; got != tt.wantErr || (st.Error != "") != tt.wantErr {
+				t.Fatalf("keys kept %v, error %q; want refused %v", got, st.Error, tt.wantErr)
+			}
+		})
+	}
+}
