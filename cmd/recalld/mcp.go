@@ -132,7 +132,20 @@ func mcpTool[In, Out any](m *mcpTools, name, desc string, ann *mcp.ToolAnnotatio
 		tool.OutputSchema = out
 	}
 	return mcpToolSpec{tool: tool, add: func(s *mcp.Server, t *mcp.Tool, q *queryapi.Tools) {
-		mcp.AddTool(s, t, func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+		mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+			// The arguments get the checks a route's body gets
+			// (decodeJSON): text stays verbatim, required fields and
+			// minimums hold for explicit zeros.
+			if args := req.Params.Arguments; len(args) > 0 {
+				err := checkUnicode(args)
+				if err == nil {
+					err = checkPresence(args, reflect.ValueOf(&in), "")
+				}
+				if err != nil {
+					var none Out
+					return nil, none, m.toolError(name, err)
+				}
+			}
 			if m.Timeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, m.Timeout)

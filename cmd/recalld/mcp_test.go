@@ -644,3 +644,34 @@ func BenchmarkMCPServer(b *testing.B) {
 		}
 	}
 }
+
+// TestMCPBadArguments: a tool's arguments get the checks a route's body
+// gets: text that is not valid Unicode (which JSON decoding would store as
+// U+FFFD) is an invalid_argument tool error, explicit zeros under a minimum
+// are tool errors (the SDK's schema check), and nothing is stored.
+func TestMCPBadArguments(t *testing.T) {
+	ts := startServer(t, nil)
+	cs := mustMCPConnect(t, ts, "qq:1", "")
+	for _, tc := range []struct {
+		tool string
+		args json.RawMessage
+	}{
+		{"memory_add", json.RawMessage(`{"content":"半个字符 \ud800 在这里"}`)},
+		{"memory_add", json.RawMessage(`{"content":"a \udc00 b"}`)},
+		{"lexical_search", json.RawMessage(`{"query_text":"noodles","page_size":0}`)},
+		{"semantic_search", json.RawMessage(`{"query_text":"noodles","top_k":0}`)},
+		{"messages_list", json.RawMessage(`{"page_size":0}`)},
+	} {
+		msg := toolError(t, cs, tc.tool, tc.args)
+		if tc.tool == "memory_add" && !strings.HasPrefix(msg, codeInvalid+":") {
+			t.Errorf("%s %s: %q, want %s", tc.tool, tc.args, msg, codeInvalid)
+		}
+	}
+	var list struct {
+		Memories []json.RawMessage `json:"memories"`
+	}
+	callTool(t, cs, "memory_list", map[string]any{}, &list)
+	if len(list.Memories) != 0 {
+		t.Errorf("%d memories stored from refused calls", len(list.Memories))
+	}
+}
