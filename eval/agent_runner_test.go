@@ -147,7 +147,11 @@ func TestAgentRunner(t *testing.T) {
 	for _, st := range Stages() {
 		p50, ok50 := ag.Overall[st+"_p50_ms"]
 		p95, ok95 := ag.Overall[st+"_p95_ms"]
-		if !ok50 || !ok95 || p50 < 0 || p50 > p95 || p95 > ag.Overall[MetricP95]*float64(2) {
+		// A stage's time is the sum of its calls, and tool calls run in
+		// parallel (the second round is fetched with the first), so on a
+		// loaded machine a stage may take longer than the whole recall: no
+		// bound against the recall's own time.
+		if !ok50 || !ok95 || p50 < 0 || p50 > p95 {
 			t.Errorf("stage %s: p50 %v (%v) p95 %v (%v), whole recall p95 %v", st, p50, ok50, p95, ok95, ag.Overall[MetricP95])
 		}
 		if _, ok := doc.Runners[RunnerLexical].Overall[st+"_p50_ms"]; ok {
