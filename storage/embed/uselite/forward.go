@@ -1,6 +1,10 @@
 package uselite
 
-import "math"
+import (
+	"math"
+
+	"github.com/recalld/recalld/storage/embed/internal/linalg"
+)
 
 // scratch holds every buffer of one forward pass, sized for maxLen pieces,
 // so that a worker embeds text after text without allocating.
@@ -66,14 +70,14 @@ func (m *Model) forward(s *scratch, ids []int32, dst []float32) {
 		h := s.h[:T*l.dIn]
 		layerNorm(h, x, T, l.ln1Scale, l.ln1Bias, l.eps)
 		qkv := s.qkv[:T*3*l.dAtt]
-		matmul(qkv, h, T, l.qkvW, l.qkvB, false)
+		linalg.MatMul(qkv, h, T, l.qkvW, l.qkvB, false)
 		att := s.att[:T*l.dAtt]
 		attention(att, qkv, T, l.dAtt, l.heads, l.qScale, s.scores)
 		y := s.y[:T*l.dModel]
-		matmul(y, att, T, l.attW, l.attB, false)
+		linalg.MatMul(y, att, T, l.attW, l.attB, false)
 		if l.resW != nil {
 			r := s.tmp[:T*l.dModel]
-			matmul(r, x, T, *l.resW, l.resB, false)
+			linalg.MatMul(r, x, T, *l.resW, l.resB, false)
 			addTo(y, r)
 		} else {
 			addTo(y, x)
@@ -82,9 +86,9 @@ func (m *Model) forward(s *scratch, ids []int32, dst []float32) {
 		h = s.h[:T*l.dModel]
 		layerNorm(h, y, T, l.ln2Scale, l.ln2Bias, l.eps)
 		ff := s.ff[:T*l.dFF]
-		matmul(ff, h, T, l.ff1W, l.ff1B, true)
+		linalg.MatMul(ff, h, T, l.ff1W, l.ff1B, true)
 		x = s.x[:T*l.dModel]
-		matmul(x, ff, T, l.ff2W, l.ff2B, false)
+		linalg.MatMul(x, ff, T, l.ff2W, l.ff2B, false)
 		addTo(x, y)
 	}
 	// Mean over the pieces, the tanh layer, then L2 normalisation.
@@ -101,7 +105,7 @@ func (m *Model) forward(s *scratch, ids []int32, dst []float32) {
 		in[j] = float32(v / float64(T))
 	}
 	out := s.out
-	matmul(out, in, 1, m.outW, m.outB, false)
+	linalg.MatMul(out, in, 1, m.outW, m.outB, false)
 	var sum float64
 	for j, v := range out {
 		v = float32(math.Tanh(float64(v)))
@@ -157,7 +161,7 @@ func attention(out, qkv []float32, T, dAtt, heads int, qScale float32, scores []
 			q := qkv[t*stride+off : t*stride+off+depth]
 			mx := float32(math.Inf(-1))
 			for u := range T {
-				d := dot(q, qkv[u*stride+dAtt+off:u*stride+dAtt+off+depth])
+				d := linalg.Dot(q, qkv[u*stride+dAtt+off:u*stride+dAtt+off+depth])
 				scores[u] = d
 				mx = max(mx, d)
 			}
@@ -171,7 +175,7 @@ func attention(out, qkv []float32, T, dAtt, heads int, qScale float32, scores []
 			clear(o)
 			inv := float32(1 / sum)
 			for u, p := range scores {
-				axpy(o, qkv[u*stride+2*dAtt+off:u*stride+2*dAtt+off+depth], p*inv)
+				linalg.Axpy(o, qkv[u*stride+2*dAtt+off:u*stride+2*dAtt+off+depth], p*inv)
 			}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/recalld/recalld/storage/embed/internal/linalg"
 )
 
 // supportedOps are the TF ops of the USE-Lite graph. The forward pass below
@@ -32,7 +34,7 @@ type Model struct {
 	emb    []float32 // vocab × dEmb
 	timing []float32 // maxLen × dEmb: sin then cos of position × inverse timescale
 	layers []layer
-	outW   matrix
+	outW   linalg.Matrix
 	outB   []float32
 	normEp float32 // l2_normalize floor of the squared norm
 }
@@ -43,17 +45,17 @@ type layer struct {
 	dIn, dModel, dAtt, heads, dFF int
 	eps                           float32
 	ln1Scale, ln1Bias             []float32
-	resW                          *matrix // projects the residual when dIn != dModel
+	resW                          *linalg.Matrix // projects the residual when dIn != dModel
 	resB                          []float32
-	qkvW                          matrix // dIn × 3·dAtt
+	qkvW                          linalg.Matrix // dIn × 3·dAtt
 	qkvB                          []float32
 	qScale                        float32
-	attW                          matrix // dAtt × dModel
+	attW                          linalg.Matrix // dAtt × dModel
 	attB                          []float32
 	ln2Scale, ln2Bias             []float32
-	ff1W                          matrix
+	ff1W                          linalg.Matrix
 	ff1B                          []float32
-	ff2W                          matrix
+	ff2W                          linalg.Matrix
 	ff2B                          []float32
 }
 
@@ -89,7 +91,7 @@ func Load(dir string) (*Model, error) {
 func (m *Model) Tokenizer() *Tokenizer { return m.tok }
 
 // Dim is the length of the output vectors (512).
-func (m *Model) Dim() int { return m.outW.n }
+func (m *Model) Dim() int { return m.outW.N() }
 
 // MaxLen is the number of pieces the model reads; later pieces are dropped.
 func (m *Model) MaxLen() int { return m.maxLen }
@@ -153,10 +155,10 @@ func build(g *graph) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(tw.shape) != 2 || tw.shape[0] != d || tw.shape[1]%nr != 0 || tw.f == nil {
+	if len(tw.shape) != 2 || tw.shape[0] != d || tw.shape[1]%linalg.Panel != 0 || tw.f == nil {
 		return nil, fmt.Errorf("%w: tanh layer has shape %v", ErrModel, tw.shape)
 	}
-	m.outW = packMatrix(tw.f, d, tw.shape[1])
+	m.outW = linalg.Pack(tw.f, d, tw.shape[1])
 	if m.outB, err = g.floats("hidden_layers/tanh_layer_0/BiasAdd", "BiasAdd", 1, tw.shape[1]); err != nil {
 		return nil, err
 	}
@@ -177,24 +179,24 @@ func buildLayer(g *graph, i, dIn int) (layer, error) {
 			*dst, err = g.floats(p+suffix, op, in, shape...)
 		}
 	}
-	mat := func(suffix, op string, k int) (matrix, int) {
+	mat := func(suffix, op string, k int) (linalg.Matrix, int) {
 		if err != nil {
-			return matrix{}, 0
+			return linalg.Matrix{}, 0
 		}
 		t, e := g.constIn(p+suffix, op, 1)
 		if e != nil {
 			err = e
-			return matrix{}, 0
+			return linalg.Matrix{}, 0
 		}
 		s := t.shape
 		for len(s) > 2 && s[0] == 1 {
 			s = s[1:]
 		}
-		if len(s) != 2 || s[0] != k || s[1]%nr != 0 || t.f == nil {
-			err = fmt.Errorf("%w: weight of …/%s has shape %v, want [%d, n·%d]", ErrModel, p+suffix, t.shape, k, nr)
-			return matrix{}, 0
+		if len(s) != 2 || s[0] != k || s[1]%linalg.Panel != 0 || t.f == nil {
+			err = fmt.Errorf("%w: weight of …/%s has shape %v, want [%d, n·%d]", ErrModel, p+suffix, t.shape, k, linalg.Panel)
+			return linalg.Matrix{}, 0
 		}
-		return packMatrix(t.f, s[0], s[1]), s[1]
+		return linalg.Pack(t.f, s[0], s[1]), s[1]
 	}
 	lnEps, e := g.scalar(p+"layer_prepostprocess/layer_norm/add", "Add", 1)
 	if e != nil {
@@ -243,8 +245,8 @@ func buildLayer(g *graph, i, dIn int) (layer, error) {
 		w, _ := mat("AdjustResidualInput/dense/MatMul", "MatMul", dIn)
 		l.resW = &w
 		get(&l.resB, "AdjustResidualInput/dense/BiasAdd", "BiasAdd", 1, l.dModel)
-		if err == nil && w.n != l.dModel {
-			err = fmt.Errorf("%w: layer %d residual projection is %d wide, want %d", ErrModel, i, w.n, l.dModel)
+		if err == nil && w.N() != l.dModel {
+			err = fmt.Errorf("%w: layer %d residual projection is %d wide, want %d", ErrModel, i, w.N(), l.dModel)
 		}
 	} else if dIn != l.dModel {
 		err = fmt.Errorf("%w: layer %d maps %d to %d without a residual projection", ErrModel, i, dIn, l.dModel)

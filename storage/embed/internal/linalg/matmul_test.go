@@ -1,4 +1,4 @@
-package uselite
+package linalg
 
 import (
 	"math"
@@ -20,9 +20,9 @@ func randSlice(r *rand.Rand, n int) []float32 {
 // remainder.
 func TestMatmul(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	type kernel func(out, a []float32, rows int, m matrix, bias []float32, relu bool)
-	bare := func(k func(out, a []float32, rows int, m matrix)) kernel {
-		return func(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
+	type kernel func(out, a []float32, rows int, m Matrix, bias []float32, relu bool)
+	bare := func(k func(out, a []float32, rows int, m Matrix)) kernel {
+		return func(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
 			k(out, a, rows, m)
 			for i := range out {
 				out[i] += bias[i%m.n]
@@ -32,14 +32,14 @@ func TestMatmul(t *testing.T) {
 			}
 		}
 	}
-	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": matmulSIMD, "matmul": matmul}
+	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": matmulSIMD, "matmul": MatMul}
 	for name, kern := range kernels {
 		for _, rows := range []int{1, 3, 4, 5, 9} {
 			k, n := 24, 32
 			a, w, bias := randSlice(r, rows*k), randSlice(r, k*n), randSlice(r, n)
 			for _, relu := range []bool{false, true} {
 				got := make([]float32, rows*n)
-				kern(got, a, rows, packMatrix(w, k, n), bias, relu)
+				kern(got, a, rows, Pack(w, k, n), bias, relu)
 				for i := range rows {
 					for j := range n {
 						var want float64
@@ -63,11 +63,11 @@ func TestMatmul(t *testing.T) {
 func BenchmarkMatmul(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	rows, k, n := 36, 512, 1536
-	a, w := randSlice(r, rows*k), packMatrix(randSlice(r, k*n), k, n)
+	a, w := randSlice(r, rows*k), Pack(randSlice(r, k*n), k, n)
 	out := make([]float32, rows*n)
 	b.SetBytes(int64(rows * k * n)) // "bytes" = multiply-adds
 	for b.Loop() {
-		matmul(out, a, rows, w, nil, false)
+		MatMul(out, a, rows, w, nil, false)
 	}
 }
 
@@ -80,11 +80,11 @@ func TestDotAxpy(t *testing.T) {
 		for i := range a {
 			want += float64(a[i]) * float64(b[i])
 		}
-		if got := dot(a, b); math.Abs(float64(got)-want) > 1e-5 {
+		if got := Dot(a, b); math.Abs(float64(got)-want) > 1e-5 {
 			t.Errorf("dot n=%d = %v, want %v", n, got, want)
 		}
 		dst := append([]float32(nil), a...)
-		axpy(dst, b, 0.5)
+		Axpy(dst, b, 0.5)
 		for i := range dst {
 			if w := a[i] + 0.5*b[i]; math.Abs(float64(dst[i]-w)) > 1e-6 {
 				t.Fatalf("axpy n=%d [%d] = %v, want %v", n, i, dst[i], w)

@@ -1,6 +1,6 @@
 //go:build goexperiment.simd && amd64
 
-package uselite
+package linalg
 
 import "simd/archsimd"
 
@@ -19,7 +19,7 @@ func Kernel() string {
 // matmulSIMD is the AVX2 kernel: blocks of 4 rows × 16 columns (eight
 // 8-lane accumulators, started from the bias) while k runs, one fused
 // multiply-add per lane; relu is applied on the way out.
-func matmulSIMD(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
+func matmulSIMD(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
 	var zero archsimd.Float32x8
 	bias16 := func(j0 int) (archsimd.Float32x8, archsimd.Float32x8) {
 		if bias == nil {
@@ -86,8 +86,8 @@ func matmulSIMD(out, a []float32, rows int, m matrix, bias []float32, relu bool)
 	}
 }
 
-// dot returns the dot product of a and b (equal lengths).
-func dot(a, b []float32) float32 {
+// Dot returns the dot product of a and b (equal lengths).
+func Dot(a, b []float32) float32 {
 	if !useSIMD || len(a)%8 != 0 {
 		return dotScalar(a, b)
 	}
@@ -101,8 +101,8 @@ func dot(a, b []float32) float32 {
 	return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
 }
 
-// axpy adds alpha·x to dst (equal lengths).
-func axpy(dst, x []float32, alpha float32) {
+// Axpy adds alpha·x to dst (equal lengths).
+func Axpy(dst, x []float32, alpha float32) {
 	if !useSIMD || len(dst)%8 != 0 {
 		axpyScalar(dst, x, alpha)
 		return

@@ -1,18 +1,27 @@
-package uselite
+package linalg
 
-// nr is the width of a weight panel: packMatrix stores a K×N matrix as N/nr
-// panels of K×nr values, so the kernels read weights sequentially.
-const nr = 16
+// Panel is the width of a weight panel: Pack stores a K×N matrix as N/Panel
+// panels of K×Panel values, so the kernels read weights sequentially. N must
+// be a multiple of Panel.
+const Panel = 16
 
-// matrix is a K×N float32 weight matrix packed in panels of nr columns.
-type matrix struct {
+const nr = Panel
+
+// Matrix is a K×N float32 weight matrix packed in panels of nr columns.
+type Matrix struct {
 	k, n int
 	p    []float32
 }
 
-// packMatrix packs the row-major K×N matrix w; N must be a multiple of nr.
-func packMatrix(w []float32, k, n int) matrix {
-	m := matrix{k: k, n: n, p: make([]float32, k*n)}
+// K returns the number of rows of m (the input width).
+func (m Matrix) K() int { return m.k }
+
+// N returns the number of columns of m (the output width).
+func (m Matrix) N() int { return m.n }
+
+// Pack packs the row-major K×N matrix w; N must be a multiple of nr.
+func Pack(w []float32, k, n int) Matrix {
+	m := Matrix{k: k, n: n, p: make([]float32, k*n)}
 	for j0 := 0; j0 < n; j0 += nr {
 		panel := m.p[j0*k : (j0+nr)*k]
 		for kk := 0; kk < k; kk++ {
@@ -22,9 +31,9 @@ func packMatrix(w []float32, k, n int) matrix {
 	return m
 }
 
-// matmul sets out (rows×m.n, row-major) to a (rows×m.k) times m plus bias
+// MatMul sets out (rows×m.n, row-major) to a (rows×m.k) times m plus bias
 // (if not nil), then applies relu if asked. a and out must not overlap.
-func matmul(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
+func MatMul(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
 	if rows == 0 {
 		return
 	}
@@ -60,7 +69,7 @@ func epilogue(out []float32, rows, n int, bias []float32, relu bool) {
 
 // matmulScalar is the portable kernel: blocks of 4 rows × 4 columns kept in
 // registers while k runs.
-func matmulScalar(out, a []float32, rows int, m matrix) {
+func matmulScalar(out, a []float32, rows int, m Matrix) {
 	k, n := m.k, m.n
 	i := 0
 	for ; i+4 <= rows; i += 4 {

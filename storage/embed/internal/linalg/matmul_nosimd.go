@@ -1,6 +1,6 @@
 //go:build !(goexperiment.simd && amd64)
 
-package uselite
+package linalg
 
 // useSIMD is false: this build has no SIMD kernel (build with
 // GOEXPERIMENT=simd on amd64 for the AVX2 one, as the Makefile does).
@@ -9,11 +9,11 @@ const useSIMD = false
 // Kernel reports which matrix kernel runs: "avx2-fma" or "scalar".
 func Kernel() string { return "scalar" }
 
-func matmulSIMD(out, a []float32, rows int, m matrix, bias []float32, relu bool) {
+func matmulSIMD(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
 	matmulScalar(out, a, rows, m)
 	epilogue(out, rows, m.n, bias, relu)
 }
 
-func dot(a, b []float32) float32 { return dotScalar(a, b) }
+func Dot(a, b []float32) float32 { return dotScalar(a, b) }
 
-func axpy(dst, x []float32, alpha float32) { axpyScalar(dst, x, alpha) }
+func Axpy(dst, x []float32, alpha float32) { axpyScalar(dst, x, alpha) }

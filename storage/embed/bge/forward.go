@@ -1,0 +1,206 @@
+package bge
+
+import (
+	"math"
+	"sync"
+
+	"github.com/recalld/recalld/storage/embed/internal/linalg"
+)
+
+const headDim = hidden / heads
+
+// scratch holds the buffers of one forward pass, grown to the longest text
+// seen, so a worker embeds text after text without allocating.
+type scratch struct {
+	x, h, att, out []float32 // T × hidden
+	qkv            []float32 // T × 3·hidden
+	ff             []float32 // T × ffn
+	q              []float32 // quantized activations, T × max(hidden, ffn)
+	p              []float32 // attention weights of one query, T
+}
+
+func (s *scratch) grow(t int) {
+	if len(s.p) >= t {
+		return
+	}
+	s.x = make([]float32, t*hidden)
+	s.h = make([]float32, t*hidden)
+	s.att = make([]float32, t*hidden)
+	s.out = make([]float32, t*hidden)
+	s.qkv = make([]float32, t*3*hidden)
+	s.ff = make([]float32, t*ffn)
+	s.q = make([]float32, t*ffn)
+	s.p = make([]float32, t)
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// EmbedIDs returns the L2-normalised CLS vector of the token ids (as
+// Tokenizer.Encode returns them: [CLS] … [SEP], at most MaxTokens). Ids
+// outside the vocabulary count as [UNK].
+func (m *Model) EmbedIDs(ids []int32) []float32 {
+	if len(ids) > MaxTokens {
+		ids = ids[:MaxTokens]
+	}
+	s := scratchPool.Get().(*scratch)
+	defer scratchPool.Put(s)
+	T := len(ids)
+	if T == 0 {
+		return make([]float32, hidden)
+	}
+	s.grow(T)
+	x := s.x[:T*hidden]
+	m.embed(x, ids, s.h)
+	for i := range m.layers {
+		m.layer(&m.layers[i], x, T, s)
+	}
+	v := make([]float32, hidden)
+	copy(v, x[:hidden])
+	normalize(v)
+	return v
+}
+
+// embed sets x to LayerNorm(word + type + position) of each id.
+func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
+	typ := tmp[:hidden]
+	pos := tmp[hidden : 2*hidden]
+	m.typ.row(0, typ)
+	for t, id := range ids {
+		if id < 0 || int(id) >= m.vocabSize {
+			id = m.tok.unk
+		}
+		row := x[t*hidden : (t+1)*hidden]
+		m.word.row(int(id), row)
+		m.pos.row(t, pos)
+		for j := range row {
+			row[j] = (row[j] + typ[j]) + pos[j]
+		}
+		layerNorm(row, m.embLN)
+	}
+}
+
+// layer runs one encoder layer on x (T × hidden) in place.
+func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
+	qkv := s.qkv[:T*3*hidden]
+	quantLinear(qkv, x, T, l.qkv, s.q)
+
+	att := s.att[:T*hidden]
+	for h := range heads {
+		off := h * headDim
+		for t := range T {
+			q := qkv[t*3*hidden+off : t*3*hidden+off+headDim]
+			p := s.p[:T]
+			mx := float32(math.Inf(-1))
+			for u := range T {
+				k := qkv[u*3*hidden+hidden+off : u*3*hidden+hidden+off+headDim]
+				p[u] = linalg.Dot(q, k) / 8 // sqrt(headDim)
+				mx = max(mx, p[u])
+			}
+			var sum float32
+			for u := range p {
+				p[u] = float32(math.Exp(float64(p[u] - mx)))
+				sum += p[u]
+			}
+			o := att[t*hidden+off : t*hidden+off+headDim]
+			clear(o)
+			for u, w := range p {
+				v := qkv[u*3*hidden+2*hidden+off : u*3*hidden+2*hidden+off+headDim]
+				linalg.Axpy(o, v, w/sum)
+			}
+		}
+	}
+
+	out := s.out[:T*hidden]
+	quantLinear(out, att, T, l.attOut, s.q)
+	for i := range out {
+		x[i] += out[i]
+	}
+	for t := range T {
+		layerNorm(x[t*hidden:(t+1)*hidden], l.ln1)
+	}
+
+	ff := s.ff[:T*ffn]
+	quantLinear(ff, x, T, l.ffn1, s.q)
+	for i, v := range ff {
+		ff[i] = v * float32(1+math.Erf(float64(v/math.Sqrt2))) * 0.5
+	}
+	quantLinear(out, ff, T, l.ffn2, s.q)
+	for i := range out {
+		x[i] += out[i]
+	}
+	for t := range T {
+		layerNorm(x[t*hidden:(t+1)*hidden], l.ln2)
+	}
+}
+
+// quantLinear sets out (rows × n) to in (rows × k) times w plus bias the way
+// the graph's DynamicQuantizeLinear + MatMulInteger does: in is quantized to
+// uint8 with one scale and zero point for the whole tensor, multiplied by
+// the int8 weights in integers, and scaled back per column. The integer
+// products are exact in float32 (|a−zp| ≤ 255, |w| ≤ 128, and partial sums
+// stay far below 2^24), so the float kernel computes the same integers.
+func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32) {
+	k, n := w.w.K(), w.w.N()
+	in = in[:rows*k]
+	lo, hi := float32(0), float32(0)
+	for _, v := range in {
+		lo = min(lo, v)
+		hi = max(hi, v)
+	}
+	scale := (hi - lo) / 255
+	if hi == lo {
+		scale = 1
+	}
+	zp := float32(math.RoundToEven(float64(min(max(0-lo/scale, 0), 255))))
+	q := qbuf[:rows*k]
+	for i, v := range in {
+		r := float32(math.RoundToEven(float64(v / scale)))
+		q[i] = min(max(r+zp, 0), 255) - zp
+	}
+	linalg.MatMul(out, q, rows, w.w, nil, false)
+	mul := make([]float32, n)
+	for j := range mul {
+		mul[j] = scale * w.scale[j]
+	}
+	for r := range rows {
+		row := out[r*n : (r+1)*n]
+		for j, v := range row {
+			row[j] = v*mul[j] + w.bias[j]
+		}
+	}
+}
+
+// layerNorm normalises x to zero mean and unit variance, then applies the
+// weight and bias.
+func layerNorm(x []float32, wb [2][]float32) {
+	var mean float64
+	for _, v := range x {
+		mean += float64(v)
+	}
+	mean /= float64(len(x))
+	var variance float64
+	for _, v := range x {
+		d := float64(v) - mean
+		variance += d * d
+	}
+	variance /= float64(len(x))
+	std := math.Sqrt(variance + lnEps)
+	w, b := wb[0][:len(x)], wb[1][:len(x)]
+	for i, v := range x {
+		x[i] = float32((float64(v)-mean)/std)*w[i] + b[i]
+	}
+}
+
+func normalize(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	inv := 1 / math.Sqrt(sum)
+	for i, x := range v {
+		v[i] = float32(float64(x) * inv)
+	}
+}

@@ -1,0 +1,295 @@
+package bge
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/recalld/recalld/storage/embed/internal/linalg"
+)
+
+// ErrModel reports model files this package cannot run.
+var ErrModel = errors.New("bge: unsupported model")
+
+// QueryPrefix is the instruction BAAI prepends to short queries that look
+// for passages ("represent this sentence for searching relevant passages:").
+const QueryPrefix = "为这个句子生成表示以用于检索相关文章："
+
+// Architecture of bge-small-zh-v1.5, checked against the weights at load.
+const (
+	hidden = 512
+	heads  = 8
+	ffn    = 2048
+	layers = 4
+	lnEps  = 1e-12
+)
+
+// supportedOps are the ONNX ops of the quantized BERT export this package
+// implements (the shape plumbing among them is implied by the fixed
+// architecture). A graph with any other op is refused.
+var supportedOps = []string{
+	"Add", "Cast", "Concat", "Constant", "DequantizeLinear", "Div",
+	"DynamicQuantizeLinear", "Erf", "Gather", "MatMul", "MatMulInteger",
+	"Mul", "Pow", "ReduceMean", "Reshape", "Shape", "Slice", "Softmax",
+	"Sqrt", "Sub", "Transpose", "Unsqueeze",
+}
+
+// qmatrix is an int8 weight matrix of a MatMulInteger, held as float32
+// integers (exact) in panels, with its per-column scale.
+type qmatrix struct {
+	w     linalg.Matrix
+	scale []float32
+	bias  []float32
+}
+
+// qembedding is a uint8 embedding table with one scale and zero point.
+type qembedding struct {
+	q     []uint8
+	scale float32
+	zp    float32
+}
+
+func (e *qembedding) row(i int, dst []float32) {
+	for j, c := range e.q[i*hidden : (i+1)*hidden] {
+		dst[j] = (float32(c) - e.zp) * e.scale
+	}
+}
+
+type layer struct {
+	qkv    qmatrix // query, key and value side by side: hidden × 3·hidden
+	attOut qmatrix
+	ln1    [2][]float32 // weight, bias
+	ffn1   qmatrix
+	ffn2   qmatrix
+	ln2    [2][]float32
+}
+
+// Model is bge-small-zh-v1.5: its tokenizer and weights. It is safe for
+// concurrent use.
+type Model struct {
+	tok       *Tokenizer
+	word      qembedding
+	pos       qembedding
+	typ       qembedding
+	embLN     [2][]float32
+	layers    []layer
+	vocabSize int
+}
+
+// Options configures Load.
+type Options struct {
+	// Tokenizer changes what tokenizer.json says.
+	Tokenizer TokenizerOptions
+}
+
+// Load reads ModelFile and TokenizerFile from dir.
+func Load(dir string, opt Options) (*Model, error) {
+	tj, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
+	if err != nil {
+		return nil, fmt.Errorf("bge: %w", err)
+	}
+	tok, err := NewTokenizer(tj, opt.Tokenizer)
+	if err != nil {
+		return nil, err
+	}
+	ob, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	if err != nil {
+		return nil, fmt.Errorf("bge: %w", err)
+	}
+	g, err := parseGraph(ob)
+	if err != nil {
+		return nil, err
+	}
+	m, err := build(g)
+	if err != nil {
+		return nil, err
+	}
+	m.tok = tok
+	return m, nil
+}
+
+// Tokenizer returns the model's tokenizer.
+func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+
+// Dim returns the vector length, 512.
+func (m *Model) Dim() int { return hidden }
+
+func build(g *graph) (*Model, error) {
+	for _, n := range g.nodes {
+		if !slices.Contains(supportedOps, n.op) {
+			return nil, fmt.Errorf("%w: op %s", ErrModel, n.op)
+		}
+	}
+	var err error
+	get := func(name string, shape ...int64) []float32 {
+		t, ok := g.inits[name]
+		if !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: no initializer %q", ErrModel, name)
+			}
+			return nil
+		}
+		if shape != nil && !slices.Equal(t.dims, shape) {
+			if err == nil {
+				err = fmt.Errorf("%w: initializer %q has shape %v, want %v", ErrModel, name, t.dims, shape)
+			}
+			return nil
+		}
+		return t.f
+	}
+	emb := func(name string) qembedding {
+		t, ok := g.inits[name+"_quantized"]
+		if !ok || len(t.dims) != 2 || t.dims[1] != hidden || t.dtype != onnxUint8 {
+			if err == nil {
+				err = fmt.Errorf("%w: embedding %s", ErrModel, name)
+			}
+			return qembedding{}
+		}
+		e := qembedding{q: make([]uint8, len(t.f))}
+		for i, v := range t.f {
+			e.q[i] = uint8(v)
+		}
+		if s := get(name + "_scale"); len(s) == 1 {
+			e.scale = s[0]
+		}
+		if z := get(name + "_zero_point"); len(z) == 1 {
+			e.zp = z[0]
+		}
+		return e
+	}
+	m := &Model{
+		word:  emb("embeddings.word_embeddings.weight"),
+		pos:   emb("embeddings.position_embeddings.weight"),
+		typ:   emb("embeddings.token_type_embeddings.weight"),
+		embLN: [2][]float32{get("embeddings.LayerNorm.weight", hidden), get("embeddings.LayerNorm.bias", hidden)},
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.vocabSize = len(m.word.q) / hidden
+	if len(m.pos.q) != MaxTokens*hidden {
+		return nil, fmt.Errorf("%w: %d positions, want %d", ErrModel, len(m.pos.q)/hidden, MaxTokens)
+	}
+
+	// The weights of each MatMulInteger, by the module its output belongs
+	// to ("/encoder/layer.0/attention/self/query/MatMul…" → "layer.0/attention/self/query").
+	weights := map[string]string{}
+	for _, n := range g.nodes {
+		if n.op != "MatMulInteger" || len(n.inputs) < 2 || len(n.outputs) != 1 {
+			continue
+		}
+		key, ok := moduleOf(n.outputs[0])
+		if !ok {
+			return nil, fmt.Errorf("%w: MatMulInteger output %q", ErrModel, n.outputs[0])
+		}
+		weights[key] = n.inputs[1]
+	}
+	qmat := func(module string, k, n int64) rawq {
+		wname, ok := weights[module]
+		if !ok {
+			if err == nil {
+				err = fmt.Errorf("%w: no MatMulInteger for %s", ErrModel, module)
+			}
+			return rawq{}
+		}
+		base, _ := strings.CutSuffix(wname, "_quantized")
+		w := get(wname, k, n)
+		scale := get(base+"_scale", n)
+		zp := get(base+"_zero_point", n)
+		for _, z := range zp {
+			if z != 0 && err == nil {
+				err = fmt.Errorf("%w: %s has a non-zero weight zero point", ErrModel, module)
+			}
+		}
+		bias := get("encoder."+dotted(module)+".bias", n)
+		return rawq{w: w, k: int(k), n: int(n), scale: scale, bias: bias}
+	}
+	for i := 0; ; i++ {
+		p := "layer." + strconv.Itoa(i)
+		if _, ok := weights[p+"/attention/self/query"]; !ok {
+			break
+		}
+		q := qmat(p+"/attention/self/query", hidden, hidden)
+		k := qmat(p+"/attention/self/key", hidden, hidden)
+		v := qmat(p+"/attention/self/value", hidden, hidden)
+		attOut := qmat(p+"/attention/output/dense", hidden, hidden)
+		ffn1 := qmat(p+"/intermediate/dense", hidden, ffn)
+		ffn2 := qmat(p+"/output/dense", ffn, hidden)
+		var l layer
+		ln := func(name string) [2][]float32 {
+			return [2][]float32{get("encoder."+p+"."+name+".weight", hidden), get("encoder."+p+"."+name+".bias", hidden)}
+		}
+		l.ln1 = ln("attention.output.LayerNorm")
+		l.ln2 = ln("output.LayerNorm")
+		if err != nil {
+			return nil, err
+		}
+		l.qkv = concatColumns(q, k, v).pack()
+		l.attOut, l.ffn1, l.ffn2 = attOut.pack(), ffn1.pack(), ffn2.pack()
+		m.layers = append(m.layers, l)
+	}
+	if len(m.layers) != layers {
+		return nil, fmt.Errorf("%w: %d layers, want %d", ErrModel, len(m.layers), layers)
+	}
+	return m, nil
+}
+
+// rawq is a weight matrix as the graph holds it: row-major k×n.
+type rawq struct {
+	w           []float32
+	k, n        int
+	scale, bias []float32
+}
+
+func (r rawq) pack() qmatrix {
+	return qmatrix{w: linalg.Pack(r.w, r.k, r.n), scale: r.scale, bias: r.bias}
+}
+
+// concatColumns puts the columns of rs (all with the same k) side by side.
+func concatColumns(rs ...rawq) rawq {
+	out := rawq{k: rs[0].k}
+	for _, r := range rs {
+		out.n += r.n
+		out.scale = append(out.scale, r.scale...)
+		out.bias = append(out.bias, r.bias...)
+	}
+	out.w = make([]float32, out.k*out.n)
+	off := 0
+	for _, r := range rs {
+		for row := range r.k {
+			copy(out.w[row*out.n+off:row*out.n+off+r.n], r.w[row*r.n:(row+1)*r.n])
+		}
+		off += r.n
+	}
+	return out
+}
+
+// moduleOf returns "layer.0/attention/self/query" for an output name like
+// "/encoder/layer.0/attention/self/query/MatMul_output_0_output_quantized".
+func moduleOf(out string) (string, bool) {
+	rest, ok := strings.CutPrefix(out, "/encoder/")
+	if !ok {
+		return "", false
+	}
+	for i := len(rest) - 1; i >= 0; i-- {
+		if rest[i] == '/' {
+			return rest[:i], true
+		}
+	}
+	return "", false
+}
+
+// dotted turns "layer.0/attention/self/query" into "layer.0.attention.self.query".
+func dotted(module string) string {
+	b := []byte(module)
+	for i, c := range b {
+		if c == '/' {
+			b[i] = '.'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,5 @@
+//go:build race
+
+package bge
+
+const raceEnabled = true
