@@ -47,20 +47,22 @@ func eventIndexMapping() (*mapping.IndexMappingImpl, error) {
 	return im, nil
 }
 
-// createVecEvents is the DDL of the events' vector table for the embedder.
-func (s *Store) createVecEvents(ifNotExists bool) string {
+// vecEventsDDL is the DDL of the events' vector table for the embedder,
+// named name.
+func (s *Store) vecEventsDDL(name string, ifNotExists bool) string {
 	ine := ""
 	if ifNotExists {
 		ine = "IF NOT EXISTS "
 	}
-	return fmt.Sprintf(`CREATE VIRTUAL TABLE %svec_events USING vec0(
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s%s USING vec0(
 		user_id text partition key,
 		group_id text,
 		sender_id text,
 		ts integer,
 		embedding float[%d] distance_metric=cosine,
-		coarse bit[%d]
-	)`, ine, s.emb.Dim(), coarseBits)
+		coarse bit[%d],
+		chunk_size=%d
+	)`, ine, name, s.emb.Dim(), coarseBits, vecChunkSize)
 }
 
 // pendingEvent is an event on its way into the indexes.
@@ -124,6 +126,9 @@ func (s *Store) deleteUserEvents(ctx context.Context, tx *sql.Tx, user string) e
 	if s.vecTable {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM vec_events WHERE rowid IN (SELECT rowid FROM vec_events WHERE user_id = ?)`, user); err != nil {
 			return fmt.Errorf("event vectors: %w", err)
+		}
+		if err := freeUserChunks(ctx, tx, "vec_events", user); err != nil {
+			return err
 		}
 	}
 	for _, q := range []string{

@@ -476,6 +476,11 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (_ int, err error) 
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_profiles WHERE rowid IN (SELECT rowid FROM vec_profiles WHERE user_id = ?)`, user); err != nil {
 				return fmt.Errorf("profile vectors: %w", err)
 			}
+			for _, t := range []string{"vec_messages", "vec_profiles"} {
+				if err := freeUserChunks(ctx, tx, t, user); err != nil {
+					return err
+				}
+			}
 		}
 		if err := s.deleteUserEvents(ctx, tx, user); err != nil {
 			return err
@@ -496,5 +501,10 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (_ int, err error) 
 		return 0, fmt.Errorf("storage: delete user: %w", err)
 	}
 	s.kick()
+	// The user is forgotten once the transaction commits; giving the pages
+	// back to the file system may fail without undoing that.
+	if err := s.freePages(ctx); err != nil {
+		s.log.Warn("pages of a deleted user not freed", "err", err)
+	}
 	return n, nil
 }

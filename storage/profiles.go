@@ -40,11 +40,16 @@ const rrfK = 60
 
 const fEntityType = "entity_type"
 
-const vecProfilesTable = `CREATE VIRTUAL TABLE IF NOT EXISTS vec_profiles USING vec0(
+// vecProfilesDDL is the DDL of the profiles' vector table for the
+// embedder, named name.
+func (s *Store) vecProfilesDDL(name string) string {
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE IF NOT EXISTS %s USING vec0(
 	user_id text partition key,
 	entity_type text,
-	embedding float[%d] distance_metric=cosine
-)`
+	embedding float[%d] distance_metric=cosine,
+	chunk_size=%d
+)`, name, s.emb.Dim(), vecChunkSize)
+}
 
 const profileCols = `seq, user_id, entity_type, entity_id, name, tags, traits, summary, revision, updated_ms`
 
@@ -52,7 +57,7 @@ const profileCols = `seq, user_id, entity_type, entity_id, name, tags, traits, s
 // profile vector table exists for the embedder.
 func (s *Store) openProfileIndex(ctx context.Context) error {
 	if s.vecOK {
-		if _, err := s.w.ExecContext(ctx, fmt.Sprintf(vecProfilesTable, s.emb.Dim())); err != nil {
+		if _, err := s.w.ExecContext(ctx, s.vecProfilesDDL("vec_profiles")); err != nil {
 			return fmt.Errorf("storage: profile vectors: %w", err)
 		}
 	}

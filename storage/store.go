@@ -154,7 +154,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 	path := filepath.Join(cfg.Dir, "recalld.db")
 	dsn := "file:" + path + "?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=10000&_foreign_keys=on&_txlock=immediate"
-	w, err := sql.Open("sqlite3", dsn)
+	// auto_vacuum takes effect on a new database (see vacuum.go).
+	w, err := sql.Open("sqlite3", dsn+"&_auto_vacuum=incremental")
 	if err != nil {
 		return nil, fmt.Errorf("storage: open %s: %w", path, err)
 	}
@@ -316,8 +317,11 @@ func (s *Store) checkEmbedder(ctx context.Context) error {
 		s.vecOK, s.vecTable = true, true
 	case recorded == name+"/"+strconv.Itoa(dim):
 		// Stores made before events had vectors get their table now.
-		if _, err := s.w.ExecContext(ctx, s.createVecEvents(true)); err != nil {
+		if _, err := s.w.ExecContext(ctx, s.vecEventsDDL("vec_events", true)); err != nil {
 			return fmt.Errorf("storage: event vectors: %w", err)
+		}
+		if err := s.migrateVecLayout(ctx); err != nil {
+			return err
 		}
 		s.vecOK, s.vecTable = true, true
 	case s.cfg.AllowEmbedderChange:
@@ -335,24 +339,16 @@ func (s *Store) resetVectors(ctx context.Context) error {
 	return s.update(ctx, func(tx *sql.Tx) error {
 		stmts := []string{
 			`DROP TABLE IF EXISTS vec_messages`,
-			fmt.Sprintf(`CREATE VIRTUAL TABLE vec_messages USING vec0(
-				user_id text partition key,
-				role text,
-				created_ms integer,
-				conversation_id text,
-				group_id text,
-				embedding float[%d] distance_metric=cosine,
-				coarse bit[%d]
-			)`, s.emb.Dim(), coarseBits),
+			s.vecMessagesDDL("vec_messages"),
 			`DROP TABLE IF EXISTS vec_profiles`,
-			fmt.Sprintf(vecProfilesTable, s.emb.Dim()),
+			s.vecProfilesDDL("vec_profiles"),
 			`UPDATE profiles SET indexed_rev = 0`,
 			`DELETE FROM term_df`,
 			`DELETE FROM vec_rescore`,
 			`UPDATE user_stats SET indexed = 0`,
 			`UPDATE messages SET indexed = 0 WHERE indexed != 0`,
 			`DROP TABLE IF EXISTS vec_events`,
-			s.createVecEvents(false),
+			s.vecEventsDDL("vec_events", false),
 			`DELETE FROM event_term_df`,
 			`DELETE FROM event_vec_rescore`,
 			`DELETE FROM event_stats`,

@@ -403,15 +403,27 @@ func TestEmbedderMismatchAndReindex(t *testing.T) {
 }
 
 // TestIsolation stores confusable messages for many users and checks that no
-// query of one user ever returns another's message.
+// query of one user ever returns another's message. Light users (a few
+// messages: one partly filled vec0 chunk, the exact scan) sit beside heavy
+// ones (many chunks, above the coarse threshold: the binary-code scan).
 func TestIsolation(t *testing.T) {
-	s := mustOpen(t, "")
+	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"spicy", "atlas", "project", "coffee", "辣", "火锅", "会议", "budget", "plan", "secret"}
 	const users = 24
+	count := func(u int) int { // light: 1-3 messages; heavy: 45
+		if u%3 == 0 {
+			return 1 + u%4%3
+		}
+		return 45
+	}
 	for u := range users {
 		var msgs []storage.Message
-		for i := range 30 {
+		for i := range count(u) {
 			content := fmt.Sprintf("%s %s %s", words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))])
 			m := msg(fmt.Sprintf("m%d", i), []string{"user", "assistant"}[r.IntN(2)], content, r.IntN(600))
 			m.ConversationID = fmt.Sprintf("c%d", r.IntN(3))
@@ -442,12 +454,14 @@ func TestIsolation(t *testing.T) {
 				}
 				cursor = next
 			}
-			sem, err := s.SemanticSearch(ctx, user, storage.SemanticQuery{Text: w, TopK: 100})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, h := range sem {
-				check(user, h.Message)
+			for _, f := range []storage.Filter{{}, {Role: "user"}} {
+				sem, err := s.SemanticSearch(ctx, user, storage.SemanticQuery{Text: w, TopK: 100, Filter: f})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range sem {
+					check(user, h.Message)
+				}
 			}
 		}
 		for cursor, first := "", true; first || cursor != ""; first = false {
@@ -458,7 +472,7 @@ func TestIsolation(t *testing.T) {
 			check(user, page...)
 			cursor = next
 		}
-		a, prev, next, err := s.Neighbors(ctx, user, fmt.Sprintf("m%d", r.IntN(30)), 50, 50)
+		a, prev, next, err := s.Neighbors(ctx, user, fmt.Sprintf("m%d", r.IntN(count(u))), 50, 50)
 		if err != nil {
 			t.Fatal(err)
 		}

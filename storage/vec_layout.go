@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Vector table layout.
+//
+// vec0 stores vectors in chunks of chunk_size slots, one chain of chunks per
+// partition key value (here user_id), and allocates a whole chunk the first
+// time a partition gets a vector. With vec0's default of 1024 slots, a user
+// with one message cost 1024 × (4 KB of float32 at 1024 dimensions + the
+// 64-byte binary code + the metadata), about 4.2 MB, in each of
+// vec_messages, vec_events and vec_profiles. vecChunkSize is the smallest
+// size vec0 accepts (a multiple of 8): a new user costs 8 slots (about 34 KB
+// at 1024 dimensions), and a user's last chunk wastes at most 7 slots.
+// Measured at 100k vectors in one partition (TestChunkExperiment numbers in
+// the commit message), the binary-code scan and the exact scan of a
+// 2,000-vector user take about as long with chunks of 8 as with 1024: vec0's
+// KNN cost is dominated by the per-row work, not the per-chunk reads.
+const vecChunkSize = 8
+
+// vecMessagesDDL is the DDL of the messages' vector table for the embedder,
+// named name.
+func (s *Store) vecMessagesDDL(name string) string {
+	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING vec0(
+		user_id text partition key,
+		role text,
+		created_ms integer,
+		conversation_id text,
+		group_id text,
+		embedding float[%d] distance_metric=cosine,
+		coarse bit[%d],
+		chunk_size=%d
+	)`, name, s.emb.Dim(), coarseBits, vecChunkSize)
+}
+
+// vecTables are the vector tables with their columns (after rowid) and
+// DDL: what migrateVecLayout copies.
+func (s *Store) vecTables() []struct {
+	name string
+	cols []string
+	ddl  func(name string) string
+} {
+	return []struct {
+		name string
+		cols []string
+		ddl  func(name string) string
+	}{
+		{"vec_messages", []string{"user_id", "role", "created_ms", "conversation_id", "group_id", "embedding", "coarse"}, s.vecMessagesDDL},
+		{"vec_events", []string{"user_id", "group_id", "sender_id", "ts", "embedding", "coarse"}, func(n string) string { return s.vecEventsDDL(n, false) }},
+		{"vec_profiles", []string{"user_id", "entity_type", "embedding"}, s.vecProfilesDDL},
+	}
+}
+
+// migrateVecLayout rebuilds, once, the vector tables made before they had
+// chunk_size=vecChunkSize (every user's partition took a chunk of 1024
+// slots), copying every vector (vec0 has no ALTER TABLE: the rows go
+// through a temporary table), then runs VACUUM so that the file shrinks and
+// takes auto_vacuum=INCREMENTAL (see vacuum.go). Nothing is re-embedded.
+func (s *Store) migrateVecLayout(ctx context.Context) error {
+	migrated := false
+	for _, t := range s.vecTables() {
+		var ddl string
+		err := s.w.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?`, t.name).Scan(&ddl)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("storage: vector layout %s: %w", t.name, err)
+		}
+		if strings.Contains(ddl, fmt.Sprintf("chunk_size=%d", vecChunkSize)) {
+			continue
+		}
+		start := time.Now()
+		tmp := t.name + "_relayout"
+		sel := make([]string, 0, len(t.cols)+1)
+		sel = append(sel, "rowid")
+		for _, c := range t.cols {
+			if c == "coarse" {
+				c = "vec_bit(coarse)"
+			}
+			sel = append(sel, c)
+		}
+		cols := "rowid, " + strings.Join(t.cols, ", ")
+		var n int64
+		err = s.update(ctx, func(tx *sql.Tx) error {
+			for _, q := range []string{
+				`DROP TABLE IF EXISTS ` + tmp,
+				t.ddl(tmp),
+				`INSERT INTO ` + tmp + ` (` + cols + `) SELECT ` + strings.Join(sel, ", ") + ` FROM ` + t.name,
+				`DROP TABLE ` + t.name,
+				t.ddl(t.name),
+				`INSERT INTO ` + t.name + ` (` + cols + `) SELECT ` + strings.Join(sel, ", ") + ` FROM ` + tmp,
+				`DROP TABLE ` + tmp,
+			} {
+				r, err := tx.ExecContext(ctx, q)
+				if err != nil {
+					return err
+				}
+				if strings.HasPrefix(q, "INSERT INTO "+t.name) {
+					n, _ = r.RowsAffected()
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("storage: vector layout %s: %w", t.name, err)
+		}
+		migrated = true
+		s.log.Info("vector table rebuilt with small chunks", "table", t.name, "vectors", n, "took", time.Since(start))
+	}
+	if migrated {
+		return s.vacuum(ctx)
+	}
+	return nil
+}
+
+// freeUserChunks frees the chunks of user's partition of vec0 table
+// table, once tx has deleted every row of it. vec0 (0.1.6) clears a deleted
+// row's slot but never a chunk, so without this a forgotten user's chunks
+// stayed in the file for good. The chunks live in vec0's shadow tables:
+// <table>_chunks (one row a chunk, with the partition key in partition00)
+// and, by chunk id, <table>_vector_chunksNN and <table>_metadatachunksNN.
+// The chunk's row goes from <table>_chunks, so a later vector of the user
+// starts a new chunk. The rows of the other two are emptied, not deleted:
+// their column "rowid" is not the table's rowid, and vec0 opens a chunk's
+// blob by the table's rowid, which it expects to equal the chunk id; that
+// holds only while no row is deleted (a deleted last row's rowid would be
+// given to the next chunk, whose id AUTOINCREMENT makes larger). An emptied
+// row costs a few bytes.
+func freeUserChunks(ctx context.Context, tx *sql.Tx, table, user string) error {
+	var left int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE user_id = ?`, user).Scan(&left); err != nil {
+		return fmt.Errorf("%s: %w", table, err)
+	}
+	if left != 0 {
+		return fmt.Errorf("%s: %d vectors of the user left; chunks kept", table, left)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'
+		AND (name GLOB ?1 || '_vector_chunks[0-9][0-9]' OR name GLOB ?1 || '_metadatachunks[0-9][0-9]')`, table)
+	if err != nil {
+		return fmt.Errorf("%s chunks: %w", table, err)
+	}
+	var shadows []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return fmt.Errorf("%s chunks: %w", table, err)
+		}
+		shadows = append(shadows, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s chunks: %w", table, err)
+	}
+	for _, sh := range shadows {
+		if _, err := tx.ExecContext(ctx, `UPDATE "`+sh+`" SET `+shadowCol(sh)+` = X'' WHERE rowid IN (SELECT chunk_id FROM "`+table+`_chunks" WHERE partition00 = ?)`, user); err != nil {
+			return fmt.Errorf("%s: %w", sh, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM "`+table+`_chunks" WHERE partition00 = ?`, user); err != nil {
+		return fmt.Errorf("%s chunks: %w", table, err)
+	}
+	return nil
+}
+
+// shadowCol is the blob column of a vec0 chunk shadow table.
+func shadowCol(table string) string {
+	if strings.Contains(table, "_vector_chunks") {
+		return "vectors"
+	}
+	return "data"
+}
