@@ -49,6 +49,7 @@ func TestDrillKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drill: spawns child processes")
 	}
+	t.Parallel() // it mostly waits for kills and restarts
 	kills := drillScale(5, 40)
 	upMin, upMax := 400*time.Millisecond, drillScale(1500*time.Millisecond, 4*time.Second)
 	dir := t.TempDir()

@@ -60,7 +60,7 @@ func nextLoadOp(r *rand.Rand, u int, seq int64) loadOp {
 	return loadOp{"GET /memories", "GET", "/memories", nil, http.StatusOK}
 }
 
-// seedLoad stores per user 40 (long: 400) messages, three ended turns and
+// seedLoad stores msgsPerUser messages per user, three ended turns and
 // a pinned memory, and waits until the index and the historian are done.
 func seedLoad(tb testing.TB, ts *testServer, msgsPerUser int) {
 	tb.Helper()
@@ -107,7 +107,7 @@ func TestDrillLoad(t *testing.T) {
 	const clients = 20
 	dur := drillScale(5*time.Second, 60*time.Second)
 	ts := startServer(t, fastQueue)
-	seedLoad(t, ts, drillScale(40, 400))
+	seedLoad(t, ts, drillScale(20, 400))
 	hc := newDrillHTTP(30 * time.Second)
 	var (
 		lat              latencies
