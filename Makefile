@@ -1,13 +1,30 @@
 # Two entry points do all set-up on a fresh machine:
 #   make serve   builds and runs `recalld serve` on the embedded default (./data, offline embedder)
-#   make test    runs vet and the whole test suite with the race detector
+#   make test    runs vet, the whole test suite with the race detector (the
+#                reliability drills in their short versions) and each fuzz
+#                target for TEST_FUZZTIME
+# and two run longer checks:
+#   make drill   the reliability drills at full length, printing their figures
+#   make fuzz    each fuzz target for FUZZTIME (default 10s)
 GO ?= go
 # GOEXPERIMENT=simd enables simd/archsimd, which the USE-Lite matrix kernel
 # uses for AVX2 (about 10× the portable kernel). Without it, or on a CPU
 # without AVX2/FMA, the portable kernel runs: same results within 1e-5.
 export GOEXPERIMENT ?= simd
 
-.PHONY: setup serve test bench build
+.PHONY: setup serve test bench build fuzz drill
+
+# The fuzz targets, as package:Target. `go test -fuzz` takes one target of
+# one package at a time; their seeds also run as tests in `go test ./...`.
+FUZZ_TARGETS = ./cmd/recalld:FuzzHTTPDecoders ./storage:FuzzLexicalQuery ./agent:FuzzObserve ./ingest:FuzzReadUndefined
+FUZZTIME ?= 10s
+TEST_FUZZTIME ?= 4s
+# fuzz_all runs every fuzz target for $(1); each prints its exec count.
+fuzz_all = for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t\#\#*:}; \
+		echo "fuzz $$name ($$pkg) for $(1)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(1) -fuzzminimizetime 5s $$pkg || exit 1; \
+	done
 
 # setup installs what a fresh Debian machine lacks: sqlite-vec's cgo build
 # includes sqlite3.h, which comes with libsqlite3-dev. It also fetches the
@@ -36,6 +53,21 @@ test: setup
 	test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"
 	$(GO) vet ./...
 	$(GO) test -race -timeout 15m ./...
+	@$(call fuzz_all,$(TEST_FUZZTIME))
+
+fuzz: setup
+	@$(call fuzz_all,$(FUZZTIME))
+
+# drill runs the reliability drills (TestDrill* in cmd/recalld) at full
+# length: RECALLD_DRILL=long, no race detector so that latencies are the
+# server's own. It prints their figures (the DRILL lines) and the verdicts;
+# out/drill.log holds everything. RECALLD_DRILL_KNOWN_BUGS=1 also runs the
+# parts that wait for known bugs to be fixed.
+drill: setup
+	@mkdir -p out
+	@echo "drills at full length (a few minutes); log in out/drill.log"
+	@RECALLD_DRILL=long $(GO) test -count=1 -timeout 60m -run '^TestDrill' -v ./cmd/recalld > out/drill.log 2>&1; st=$$?; \
+		grep -E 'DRILL |^(--- |ok|FAIL|panic)|^    --- ' out/drill.log; exit $$st
 
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
