@@ -61,8 +61,7 @@ fuzz: setup
 # drill runs the reliability drills (TestDrill* in cmd/recalld) at full
 # length: RECALLD_DRILL=long, no race detector so that latencies are the
 # server's own. It prints their figures (the DRILL lines) and the verdicts;
-# out/drill.log holds everything. RECALLD_DRILL_KNOWN_BUGS=1 also runs the
-# parts that wait for known bugs to be fixed.
+# out/drill.log holds everything.
 drill: setup
 	@mkdir -p out
 	@echo "drills at full length (a few minutes); log in out/drill.log"

@@ -95,6 +95,11 @@ func contextQuery(p ContextParams, scope string) string {
 		text = m[1]
 	}
 	text = strings.Join(strings.Fields(text), " ")
+	if n := utf8.RuneCountInString(text); n > MaxQueryRunes {
+		// A message may be longer than a search query may be: its
+		// beginning is what the events are searched for.
+		text = string([]rune(text)[:MaxQueryRunes])
+	}
 	if utf8.RuneCountInString(text) > ShortQueryRunes {
 		return text
 	}

@@ -6,20 +6,12 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
 // maxFuzzQueryRunes is queryapi.MaxQueryRunes, the longest query_text the
 // API lets through to LexicalSearch (queryapi imports storage).
 const maxFuzzQueryRunes = 2000
-
-// phraseBugRunes: a quoted phrase with this many CJK characters or more
-// takes exponential time and memory in Bleve's phrase matcher, which the
-// request's deadline does not stop (12 characters: ~0.3 s and 15 MB; 20:
-// ~8 s and 1.8 GB). The fuzz target skips such input until the fix in
-// search.go lands; then delete this guard.
-const phraseBugRunes = 10
 
 // FuzzLexicalQuery sends arbitrary text, with every kind of quote, CJK and
 // query syntax, through splitQuery and the Bleve query LexicalSearch builds
@@ -78,9 +70,6 @@ func FuzzLexicalQuery(f *testing.F) {
 			if p == "" || p != strings.TrimSpace(p) || (valid && !strings.Contains(text, p)) {
 				t.Fatalf("phrase %q of %q", p, text)
 			}
-			if cjkRunes(p) >= phraseBugRunes {
-				t.Skip("waiting for the fix of long quoted CJK phrases (exponential in Bleve's phrase matcher)")
-			}
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
@@ -105,14 +94,4 @@ func FuzzLexicalQuery(f *testing.F) {
 			}
 		}
 	})
-}
-
-func cjkRunes(s string) int {
-	n := 0
-	for _, r := range s {
-		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
-			n++
-		}
-	}
-	return n
 }

@@ -46,28 +46,6 @@ func drillFigure(t testing.TB, drill, format string, args ...any) {
 	t.Logf("DRILL %s: %s", drill, fmt.Sprintf(format, args...))
 }
 
-// knownBug skips the rest of a (sub)test that fails because of a bug being
-// fixed elsewhere, unless RECALLD_DRILL_KNOWN_BUGS=1 asks to run it anyway
-// (to check the fix).
-func knownBug(t testing.TB, bug string) {
-	t.Helper()
-	if os.Getenv("RECALLD_DRILL_KNOWN_BUGS") == "" {
-		t.Skipf("waiting for the fix of a known bug: %s (RECALLD_DRILL_KNOWN_BUGS=1 runs it)", bug)
-	}
-}
-
-// Known bugs the drills meet, named in their skips.
-const (
-	bugPhrase = "quoted CJK phrases take exponential time and memory in Bleve's phrase matcher, and the request deadline " +
-		"does not stop it (storage/search.go): a quoted 18-character zh phrase takes over 6 s and grows the server by 1.6 GB; " +
-		"a mixed zh/en one of 39 words over 6 s"
-	bugZeroVector = "a text without letters or digits (👍, ..., !!!) has a zero vector: stored as an event it makes every later KNN " +
-		"of that user's events fail (sql: converting NULL distance to float64), so /context and /events/search answer 500 for any query; " +
-		"as a query, /profiles/search answers 500 once the user has a profile; 500s count towards the store breaker, which opens for every user"
-	bugContextQuery = "/context accepts a message of up to 8 KiB but searches events with its text as the query, which search_events " +
-		"refuses over 2000 characters: a message of 2001..8192 characters answers 422 \"query is longer than 2000 characters\" (queryapi/context.go)"
-)
-
 // drillClient sends requests as one user, for goroutines: it never fails
 // the test itself.
 type drillClient struct {
