@@ -82,7 +82,7 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 // layer runs one encoder layer on x (T × hidden) in place.
 func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 	qkv := s.qkv[:T*3*hidden]
-	quantLinear(qkv, x, T, l.qkv, s.q)
+	m.quantLinear(qkv, x, T, l.qkv, s.q)
 
 	att := s.att[:T*hidden]
 	for h := range heads {
@@ -111,7 +111,7 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 	}
 
 	out := s.out[:T*hidden]
-	quantLinear(out, att, T, l.attOut, s.q)
+	m.quantLinear(out, att, T, l.attOut, s.q)
 	for i := range out {
 		x[i] += out[i]
 	}
@@ -120,11 +120,11 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 	}
 
 	ff := s.ff[:T*ffn]
-	quantLinear(ff, x, T, l.ffn1, s.q)
+	m.quantLinear(ff, x, T, l.ffn1, s.q)
 	for i, v := range ff {
 		ff[i] = v * float32(1+math.Erf(float64(v/math.Sqrt2))) * 0.5
 	}
-	quantLinear(out, ff, T, l.ffn2, s.q)
+	m.quantLinear(out, ff, T, l.ffn2, s.q)
 	for i := range out {
 		x[i] += out[i]
 	}
@@ -139,7 +139,7 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 // the int8 weights in integers, and scaled back per column. The integer
 // products are exact in float32 (|a−zp| ≤ 255, |w| ≤ 128, and partial sums
 // stay far below 2^24), so the float kernel computes the same integers.
-func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32) {
+func (m *Model) quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32) {
 	k, n := w.w.K(), w.w.N()
 	in = in[:rows*k]
 	lo, hi := float32(0), float32(0)
@@ -157,7 +157,7 @@ func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32) {
 		r := float32(math.RoundToEven(float64(v / scale)))
 		q[i] = min(max(r+zp, 0), 255) - zp
 	}
-	linalg.MatMul(out, q, rows, w.w, nil, false)
+	linalg.MatMulParallel(out, q, rows, w.w, nil, false, m.threads)
 	mul := make([]float32, n)
 	for j := range mul {
 		mul[j] = scale * w.scale[j]

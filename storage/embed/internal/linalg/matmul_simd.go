@@ -31,15 +31,11 @@ func Kernel() string {
 // cache while every row passes over it; inside, blocks of 4 rows × 16
 // columns (eight 8-lane accumulators, started from the bias) run along k,
 // one fused multiply-add per lane; relu is applied on the way out.
-func matmulSIMD(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
-	matmulPanels(out, a, rows, m, bias, relu, 0, m.n)
-	archsimd.ClearAVXUpperBits()
-}
-
-// matmulPanels computes the columns [c0, c1) of out; both are multiples of
-// nr. The weights are read through unsafe pointers (MatMul checked the
-// lengths), which keeps the inner loop free of bounds checks.
-func matmulPanels(out, a []float32, rows int, m Matrix, bias []float32, relu bool, c0, c1 int) {
+// It computes the columns [c0, c1) of out, both multiples of nr. The
+// weights are read through unsafe pointers (MatMul checked the lengths),
+// which keeps the inner loop free of bounds checks.
+func matmulSIMD(out, a []float32, rows int, m Matrix, bias []float32, relu bool, c0, c1 int) {
+	defer archsimd.ClearAVXUpperBits()
 	var zero archsimd.Float32x8
 	bias16 := func(j0 int) (archsimd.Float32x8, archsimd.Float32x8) {
 		if bias == nil {
