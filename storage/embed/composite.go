@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // DefaultMeaningWeight is the share of the composite's cosine that comes
@@ -21,6 +22,22 @@ type SentenceEncoder interface {
 	EmbedOne(text string) []float32
 }
 
+// QueryEncoder is implemented by sentence encoders that embed a search
+// query differently from a stored document, such as bge.Encoder, which puts
+// BAAI's instruction before queries. Embedder.Embed always gives document
+// vectors; Composite.EmbedQuery, the query path of the store, uses
+// EmbedQueryOne for the meaning parts that have it.
+type QueryEncoder interface {
+	// EmbedQueryOne returns the unit query vector of text.
+	EmbedQueryOne(text string) []float32
+}
+
+// Part is one meaning encoder of a Composite and its share of the cosine.
+type Part struct {
+	Encoder SentenceEncoder
+	Weight  float64
+}
+
 // Composite concatenates a sentence encoder's vector (meaning: paraphrases,
 // synonyms) with the Hashing vector (exact words, and Chinese, which an
 // English encoder cannot read), scaled by √w and √(1-w). Both parts are unit
@@ -33,11 +50,18 @@ type SentenceEncoder interface {
 // does, leaving the meaning part as it is. A Composite is safe for
 // concurrent use if its parts are.
 type Composite struct {
-	meaning   SentenceEncoder
-	lexical   *Hashing
-	wm, wl    float32 // √w and √(1-w)
-	name      string
-	dim, mDim int
+	parts   []part
+	lexical *Hashing
+	wl      float32 // √(1-Σw)
+	name    string
+	dim     int
+	mDim    int // sum of the meaning parts' dimensions
+}
+
+type part struct {
+	enc SentenceEncoder
+	w   float32 // √w
+	off int     // where its values start in a composite vector
 }
 
 var (
@@ -48,21 +72,42 @@ var (
 // NewComposite returns the composite of meaning and lexical, with weight w
 // (0 < w < 1) on the meaning part.
 func NewComposite(meaning SentenceEncoder, lexical *Hashing, w float64) (*Composite, error) {
-	if !(w > 0 && w < 1) {
-		return nil, fmt.Errorf("embed: composite weight %v is not in (0, 1)", w)
+	return NewCompositeParts([]Part{{Encoder: meaning, Weight: w}}, lexical)
+}
+
+// NewCompositeParts returns the composite of several meaning encoders (for
+// example USE-Lite for English and bge for Chinese) and lexical. Each part's
+// weight is its share of the cosine (all > 0, summing below 1); lexical has
+// the rest. One part gives the same vectors and name as NewComposite.
+func NewCompositeParts(parts []Part, lexical *Hashing) (*Composite, error) {
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("embed: composite without a meaning part")
 	}
-	pct := int(math.Round(w * 100))
-	c := &Composite{
-		meaning: meaning, lexical: lexical,
-		wm: float32(math.Sqrt(w)), wl: float32(math.Sqrt(1 - w)),
-		mDim: meaning.Dim(), dim: meaning.Dim() + lexical.Dim(),
+	c := &Composite{lexical: lexical}
+	var sum float64
+	names, pcts := make([]string, len(parts)), make([]string, len(parts))
+	for i, p := range parts {
+		if !(p.Weight > 0 && p.Weight < 1) {
+			return nil, fmt.Errorf("embed: composite weight %v of %s is not in (0, 1)", p.Weight, p.Encoder.Name())
+		}
+		sum += p.Weight
+		c.parts = append(c.parts, part{enc: p.Encoder, w: float32(math.Sqrt(p.Weight)), off: c.mDim})
+		c.mDim += p.Encoder.Dim()
+		names[i] = p.Encoder.Name()
+		pcts[i] = strconv.Itoa(int(math.Round(p.Weight * 100)))
 	}
-	c.name = meaning.Name() + "+" + lexical.Name() + "-w" + strconv.Itoa(pct)
+	if !(sum < 1) {
+		return nil, fmt.Errorf("embed: composite weights sum to %v, leaving nothing to %s", sum, lexical.Name())
+	}
+	c.wl = float32(math.Sqrt(1 - sum))
+	c.dim = c.mDim + lexical.Dim()
+	c.name = strings.Join(names, "+") + "+" + lexical.Name() + "-w" + strings.Join(pcts, "-")
 	return c, nil
 }
 
 // Name is "<meaning>+<hashing>-w<percent>", e.g.
-// "use-lite-v1-512+hash-ngram-v1-1024-w50".
+// "use-lite-v1-512+hash-ngram-v1-1024-w50"; with several meaning parts,
+// "<m1>+<m2>+<hashing>-w<p1>-<p2>".
 func (c *Composite) Name() string { return c.name }
 
 // Dim is the sum of the parts' dimensions.
@@ -70,24 +115,34 @@ func (c *Composite) Dim() int { return c.dim }
 
 // Embed returns the unit composite vector of each text.
 func (c *Composite) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	mv, err := c.meaning.Embed(ctx, texts)
-	if err != nil {
-		return nil, fmt.Errorf("embed: composite: %w", err)
+	mvs := make([][][]float32, len(c.parts))
+	for j, p := range c.parts {
+		mv, err := p.enc.Embed(ctx, texts)
+		if err != nil {
+			return nil, fmt.Errorf("embed: composite: %w", err)
+		}
+		if len(mv) != len(texts) {
+			return nil, fmt.Errorf("embed: composite: %s returned %d vectors for %d texts", p.enc.Name(), len(mv), len(texts))
+		}
+		for _, v := range mv {
+			if len(v) != p.enc.Dim() {
+				return nil, fmt.Errorf("embed: composite: %s returned dim %d, want %d", p.enc.Name(), len(v), p.enc.Dim())
+			}
+		}
+		mvs[j] = mv
 	}
 	lv, err := c.lexical.Embed(ctx, texts)
 	if err != nil {
 		return nil, fmt.Errorf("embed: composite: %w", err)
 	}
-	if len(mv) != len(texts) {
-		return nil, fmt.Errorf("embed: composite: %s returned %d vectors for %d texts", c.meaning.Name(), len(mv), len(texts))
-	}
 	out := make([][]float32, len(texts))
 	backing := make([]float32, len(texts)*c.dim)
+	m := make([][]float32, len(c.parts))
 	for i := range texts {
-		if len(mv[i]) != c.mDim {
-			return nil, fmt.Errorf("embed: composite: %s returned dim %d, want %d", c.meaning.Name(), len(mv[i]), c.mDim)
+		for j := range c.parts {
+			m[j] = mvs[j][i]
 		}
-		out[i] = c.join(backing[i*c.dim:(i+1)*c.dim:(i+1)*c.dim], mv[i], lv[i])
+		out[i] = c.join(backing[i*c.dim:(i+1)*c.dim:(i+1)*c.dim], m, lv[i])
 	}
 	return out, nil
 }
@@ -95,17 +150,29 @@ func (c *Composite) Embed(ctx context.Context, texts []string) ([][]float32, err
 // Terms returns the hashing part's feature ids of text.
 func (c *Composite) Terms(text string) []uint64 { return c.lexical.Terms(text) }
 
-// EmbedQuery returns the composite query vector: the meaning vector of text
-// beside the hashing part's idf-weighted query vector.
+// EmbedQuery returns the composite query vector: the meaning vectors of
+// text (query vectors of the parts that are QueryEncoders) beside the
+// hashing part's idf-weighted query vector.
 func (c *Composite) EmbedQuery(text string, df func(term uint64) int, docs int) []float32 {
-	return c.join(make([]float32, c.dim), c.meaning.EmbedOne(text), c.lexical.EmbedQuery(text, df, docs))
+	m := make([][]float32, len(c.parts))
+	for j, p := range c.parts {
+		if q, ok := p.enc.(QueryEncoder); ok {
+			m[j] = q.EmbedQueryOne(text)
+		} else {
+			m[j] = p.enc.EmbedOne(text)
+		}
+	}
+	return c.join(make([]float32, c.dim), m, c.lexical.EmbedQuery(text, df, docs))
 }
 
-// join writes √w·m then √(1-w)·l into dst and normalises it, so a text with
-// no hashing features (or no meaning vector) is still a unit vector.
-func (c *Composite) join(dst, m, l []float32) []float32 {
-	for i, x := range m {
-		dst[i] = c.wm * x
+// join writes each √w·m then √(1-Σw)·l into dst and normalises it, so a
+// text with no hashing features (or no meaning vector) is still a unit
+// vector.
+func (c *Composite) join(dst []float32, m [][]float32, l []float32) []float32 {
+	for j, p := range c.parts {
+		for i, x := range m[j] {
+			dst[p.off+i] = p.w * x
+		}
 	}
 	for i, x := range l {
 		dst[c.mDim+i] = c.wl * x

@@ -134,3 +134,59 @@ func TestCompositeErrors(t *testing.T) {
 		t.Errorf("Embed error = %v, want the encoder's", err)
 	}
 }
+
+// queryFake is a fakeEncoder whose query vectors differ from its document
+// vectors, like bge's prefixed queries.
+type queryFake struct {
+	fakeEncoder
+	query []float32
+}
+
+func (f *queryFake) Name() string                   { return "qfake-3" }
+func (f *queryFake) EmbedQueryOne(string) []float32 { return slices.Clone(f.query) }
+
+// TestCompositeParts checks two meaning parts: the name, the weights of the
+// fused cosine, the single-part name of NewComposite, and that EmbedQuery
+// takes a QueryEncoder's query vector and the other part's document vector.
+func TestCompositeParts(t *testing.T) {
+	const x, y = "apple pie recipe", "monday meeting schedule"
+	a := &fakeEncoder{vecs: map[string][]float32{x: {1, 0, 0}, y: {0, 1, 0}}}
+	b := &queryFake{fakeEncoder: fakeEncoder{vecs: map[string][]float32{x: {0, 0, 1}, y: {0, 0, 1}}}, query: []float32{0, 1, 0}}
+	h := NewHashing(64)
+	c, err := NewCompositeParts([]Part{{Encoder: a, Weight: 0.3}, {Encoder: b, Weight: 0.2}}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "fake-3+qfake-3+hash-ngram-v1-64-w30-20"; c.Name() != want {
+		t.Errorf("Name = %q, want %q", c.Name(), want)
+	}
+	if c.Dim() != 70 {
+		t.Errorf("Dim = %d, want 70", c.Dim())
+	}
+	one, err := NewCompositeParts([]Part{{Encoder: a, Weight: 0.5}}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := NewComposite(a, h, 0.5)
+	if one.Name() != two.Name() || one.Name() != "fake-3+hash-ngram-v1-64-w50" {
+		t.Errorf("one part: %q, NewComposite: %q", one.Name(), two.Name())
+	}
+	vs, err := c.Embed(t.Context(), []string{x, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv, _ := h.Embed(t.Context(), []string{x, y})
+	// cos(a) = 0, cos(b) = 1.
+	if got, want := dot(vs[0], vs[1]), 0.2+0.5*dot(hv[0], hv[1]); math.Abs(got-want) > 1e-5 {
+		t.Errorf("fused cosine %v, want %v", got, want)
+	}
+	q := c.EmbedQuery(x, func(uint64) int { return 0 }, 0)
+	if q[4] <= 0 || q[3] != 0 || q[5] != 0 || q[0] <= 0 {
+		t.Errorf("query vector parts %v %v: want a's document vector then b's query vector", q[0:3], q[3:6])
+	}
+	for _, bad := range [][]Part{nil, {{Encoder: a, Weight: 0.6}, {Encoder: b, Weight: 0.4}}, {{Encoder: a, Weight: 0}}} {
+		if _, err := NewCompositeParts(bad, h); err == nil {
+			t.Errorf("NewCompositeParts(%d parts) accepted bad weights", len(bad))
+		}
+	}
+}

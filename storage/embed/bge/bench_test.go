@@ -26,3 +26,23 @@ func BenchmarkChatLine(b *testing.B) {
 		m.EmbedIDs(m.Tokenizer().Encode(line))
 	}
 }
+
+// BenchmarkEncoderLines embeds batches of 64 chat lines through the
+// Encoder, one text a worker per CPU: indexing throughput in lines/s.
+func BenchmarkEncoderLines(b *testing.B) {
+	e := mustEncoder(b)
+	base := []rune("昨天晚上和朋友去吃了火锅，太辣了，今天胃不舒服。下周我们打算去杭州玩两天，顺便看看西湖")
+	lines := make([]string, 64)
+	for i := range lines {
+		lines[i] = string(base[i%20 : i%20+22])
+	}
+	b.ReportAllocs()
+	n := 0
+	for b.Loop() {
+		if _, err := e.Embed(b.Context(), lines); err != nil {
+			b.Fatal(err)
+		}
+		n += len(lines)
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "lines/s")
+}

@@ -1,7 +1,8 @@
 // Package bge runs bge-small-zh-v1.5 (BAAI, MIT licence), a Chinese BERT
 // sentence embedder, in pure Go: the WordPiece tokenizer of its
 // tokenizer.json and the forward pass of its int8-quantized ONNX export
-// (fetched by scripts/fetch-bge-zh.sh), matching onnxruntime.
+// (fetched by scripts/fetch-bge-zh.sh), matching onnxruntime. Encoder
+// serves it to the embed package, with BAAI's query prefix on queries.
 //
 // It knows nothing about users or storage.
 package bge

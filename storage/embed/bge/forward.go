@@ -39,6 +39,12 @@ var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 // Tokenizer.Encode returns them: [CLS] … [SEP], at most MaxTokens). Ids
 // outside the vocabulary count as [UNK].
 func (m *Model) EmbedIDs(ids []int32) []float32 {
+	return m.embedIDs(ids, m.threads)
+}
+
+// embedIDs is EmbedIDs with the matrix products split over threads
+// goroutines.
+func (m *Model) embedIDs(ids []int32, threads int) []float32 {
 	if len(ids) > MaxTokens {
 		ids = ids[:MaxTokens]
 	}
@@ -52,7 +58,7 @@ func (m *Model) EmbedIDs(ids []int32) []float32 {
 	x := s.x[:T*hidden]
 	m.embed(x, ids, s.h)
 	for i := range m.layers {
-		m.layer(&m.layers[i], x, T, s)
+		m.layer(&m.layers[i], x, T, s, threads)
 	}
 	v := make([]float32, hidden)
 	copy(v, x[:hidden])
@@ -80,9 +86,9 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 }
 
 // layer runs one encoder layer on x (T × hidden) in place.
-func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
+func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	qkv := s.qkv[:T*3*hidden]
-	quantLinear(qkv, x, T, l.qkv, s.q)
+	quantLinear(qkv, x, T, l.qkv, s.q, threads)
 
 	att := s.att[:T*hidden]
 	for h := range heads {
@@ -111,7 +117,7 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 	}
 
 	out := s.out[:T*hidden]
-	quantLinear(out, att, T, l.attOut, s.q)
+	quantLinear(out, att, T, l.attOut, s.q, threads)
 	for i := range out {
 		x[i] += out[i]
 	}
@@ -120,11 +126,11 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 	}
 
 	ff := s.ff[:T*ffn]
-	quantLinear(ff, x, T, l.ffn1, s.q)
+	quantLinear(ff, x, T, l.ffn1, s.q, threads)
 	for i, v := range ff {
 		ff[i] = v * float32(1+math.Erf(float64(v/math.Sqrt2))) * 0.5
 	}
-	quantLinear(out, ff, T, l.ffn2, s.q)
+	quantLinear(out, ff, T, l.ffn2, s.q, threads)
 	for i := range out {
 		x[i] += out[i]
 	}
@@ -139,7 +145,7 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch) {
 // the int8 weights in integers, and scaled back per column. The integer
 // products are exact in float32 (|a−zp| ≤ 255, |w| ≤ 128, and partial sums
 // stay far below 2^24), so the float kernel computes the same integers.
-func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32) {
+func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32, threads int) {
 	k, n := w.w.K(), w.w.N()
 	in = in[:rows*k]
 	lo, hi := float32(0), float32(0)
@@ -157,7 +163,7 @@ func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32) {
 		r := float32(math.RoundToEven(float64(v / scale)))
 		q[i] = min(max(r+zp, 0), 255) - zp
 	}
-	linalg.MatMul(out, q, rows, w.w, nil, false)
+	linalg.MatMulParallel(out, q, rows, w.w, nil, false, threads)
 	mul := make([]float32, n)
 	for j := range mul {
 		mul[j] = scale * w.scale[j]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,12 +79,18 @@ type Model struct {
 	embLN     [2][]float32
 	layers    []layer
 	vocabSize int
+	threads   int
 }
 
 // Options configures Load.
 type Options struct {
 	// Tokenizer changes what tokenizer.json says.
 	Tokenizer TokenizerOptions
+	// Threads is how many goroutines share the matrix products of one
+	// text (0: GOMAXPROCS). More than one lowers a single text's latency
+	// (a search query); callers that already embed one text per core
+	// (indexing) gain nothing from it and should set 1.
+	Threads int
 }
 
 // Load reads ModelFile and TokenizerFile from dir.
@@ -109,6 +116,10 @@ func Load(dir string, opt Options) (*Model, error) {
 		return nil, err
 	}
 	m.tok = tok
+	m.threads = opt.Threads
+	if m.threads <= 0 {
+		m.threads = runtime.GOMAXPROCS(0)
+	}
 	return m, nil
 }
 

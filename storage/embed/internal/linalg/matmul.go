@@ -1,5 +1,7 @@
 package linalg
 
+import "sync"
+
 // Panel is the width of a weight panel: Pack stores a K×N matrix as N/Panel
 // panels of K×Panel values, so the kernels read weights sequentially. N must
 // be a multiple of Panel.
@@ -39,23 +41,58 @@ func MatMul(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
 	}
 	_ = a[rows*m.k-1]
 	_ = out[rows*m.n-1]
-	if useSIMD {
-		matmulSIMD(out, a, rows, m, bias, relu)
-		return
-	}
-	matmulScalar(out, a, rows, m)
-	epilogue(out, rows, m.n, bias, relu)
+	matmulCols(out, a, rows, m, bias, relu, 0, m.n)
 }
 
-// epilogue adds bias (if not nil) to each row of out and applies relu if asked.
-func epilogue(out []float32, rows, n int, bias []float32, relu bool) {
+// MatMulParallel is MatMul split over up to workers goroutines, each
+// computing a contiguous block of whole weight panels (columns), so each
+// reads its share of the weights only. It returns when all are done.
+// Small products run on the calling goroutine alone.
+func MatMulParallel(out, a []float32, rows int, m Matrix, bias []float32, relu bool, workers int) {
+	if rows == 0 {
+		return
+	}
+	_ = a[rows*m.k-1]
+	_ = out[rows*m.n-1]
+	panels := m.n / nr
+	workers = min(workers, panels, rows*m.k*m.n/minParallelWork)
+	if workers <= 1 {
+		matmulCols(out, a, rows, m, bias, relu, 0, m.n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		c0, c1 := w*panels/workers*nr, (w+1)*panels/workers*nr
+		wg.Go(func() { matmulCols(out, a, rows, m, bias, relu, c0, c1) })
+	}
+	matmulCols(out, a, rows, m, bias, relu, 0, panels/workers*nr)
+	wg.Wait()
+}
+
+// minParallelWork is the number of multiply-adds below which a goroutine
+// costs more than it saves.
+const minParallelWork = 1 << 18
+
+// matmulCols computes the columns [c0, c1) of out (multiples of nr).
+func matmulCols(out, a []float32, rows int, m Matrix, bias []float32, relu bool, c0, c1 int) {
+	if useSIMD {
+		matmulSIMD(out, a, rows, m, bias, relu, c0, c1)
+		return
+	}
+	matmulScalar(out, a, rows, m, c0, c1)
+	epilogue(out, rows, m.n, bias, relu, c0, c1)
+}
+
+// epilogue adds bias (if not nil) to the columns [c0, c1) of each row of
+// out and applies relu if asked.
+func epilogue(out []float32, rows, n int, bias []float32, relu bool, c0, c1 int) {
 	if bias == nil && !relu {
 		return
 	}
 	for i := range rows {
-		row := out[i*n : (i+1)*n]
+		row := out[i*n+c0 : i*n+c1]
 		if bias != nil {
-			for j, b := range bias[:len(row)] {
+			for j, b := range bias[c0:c1] {
 				row[j] += b
 			}
 		}
@@ -69,7 +106,7 @@ func epilogue(out []float32, rows, n int, bias []float32, relu bool) {
 
 // matmulScalar is the portable kernel: blocks of 4 rows × 4 columns kept in
 // registers while k runs.
-func matmulScalar(out, a []float32, rows int, m Matrix) {
+func matmulScalar(out, a []float32, rows int, m Matrix, c0, c1 int) {
 	k, n := m.k, m.n
 	i := 0
 	for ; i+4 <= rows; i += 4 {
@@ -77,7 +114,7 @@ func matmulScalar(out, a []float32, rows int, m Matrix) {
 		a1 := a[(i+1)*k : (i+1)*k+k]
 		a2 := a[(i+2)*k : (i+2)*k+k]
 		a3 := a[(i+3)*k : (i+3)*k+k]
-		for j0 := 0; j0 < n; j0 += nr {
+		for j0 := c0; j0 < c1; j0 += nr {
 			panel := m.p[j0*k : (j0+nr)*k]
 			for c := 0; c < nr; c += 4 {
 				var c00, c01, c02, c03 float32
@@ -118,7 +155,7 @@ func matmulScalar(out, a []float32, rows int, m Matrix) {
 	}
 	for ; i < rows; i++ {
 		a0 := a[i*k : i*k+k]
-		for j0 := 0; j0 < n; j0 += nr {
+		for j0 := c0; j0 < c1; j0 += nr {
 			panel := m.p[j0*k : (j0+nr)*k]
 			for c := 0; c < nr; c += 4 {
 				var c0, c1, c2, c3 float32

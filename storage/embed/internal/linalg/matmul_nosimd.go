@@ -9,9 +9,9 @@ const useSIMD = false
 // Kernel reports which matrix kernel runs: "avx2-fma" or "scalar".
 func Kernel() string { return "scalar" }
 
-func matmulSIMD(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
-	matmulScalar(out, a, rows, m)
-	epilogue(out, rows, m.n, bias, relu)
+func matmulSIMD(out, a []float32, rows int, m Matrix, bias []float32, relu bool, c0, c1 int) {
+	matmulScalar(out, a, rows, m, c0, c1)
+	epilogue(out, rows, m.n, bias, relu, c0, c1)
 }
 
 func Dot(a, b []float32) float32 { return dotScalar(a, b) }

@@ -3,6 +3,7 @@ package linalg
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -21,9 +22,9 @@ func randSlice(r *rand.Rand, n int) []float32 {
 func TestMatmul(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	type kernel func(out, a []float32, rows int, m Matrix, bias []float32, relu bool)
-	bare := func(k func(out, a []float32, rows int, m Matrix)) kernel {
+	bare := func(k func(out, a []float32, rows int, m Matrix, c0, c1 int)) kernel {
 		return func(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
-			k(out, a, rows, m)
+			k(out, a, rows, m, 0, m.n)
 			for i := range out {
 				out[i] += bias[i%m.n]
 				if relu {
@@ -32,7 +33,15 @@ func TestMatmul(t *testing.T) {
 			}
 		}
 	}
-	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": matmulSIMD, "matmul": MatMul}
+	simd := func(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
+		matmulSIMD(out, a, rows, m, bias, relu, 0, m.n)
+	}
+	// columns computes the two panels apart, as MatMulParallel's workers do.
+	columns := func(out, a []float32, rows int, m Matrix, bias []float32, relu bool) {
+		matmulCols(out, a, rows, m, bias, relu, 0, nr)
+		matmulCols(out, a, rows, m, bias, relu, nr, m.n)
+	}
+	kernels := map[string]kernel{"scalar": bare(matmulScalar), "simd": simd, "matmul": MatMul, "columns": columns}
 	for name, kern := range kernels {
 		for _, rows := range []int{1, 3, 4, 5, 9} {
 			k, n := 24, 32
@@ -56,6 +65,23 @@ func TestMatmul(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestMatMulParallel checks that a product large enough to be split over
+// goroutines equals the single-goroutine one.
+func TestMatMulParallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	rows, k, n := 5, 512, 272 // 17 panels: uneven blocks
+	a, w, bias := randSlice(r, rows*k), Pack(randSlice(r, k*n), k, n), randSlice(r, n)
+	want := make([]float32, rows*n)
+	MatMul(want, a, rows, w, bias, true)
+	for _, workers := range []int{1, 2, 3, 64} {
+		got := make([]float32, rows*n)
+		MatMulParallel(got, a, rows, w, bias, true, workers)
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: result differs from MatMul", workers)
 		}
 	}
 }

@@ -1,0 +1,104 @@
+package bge
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// Name is the embedder identity of an Encoder: model, version and dimension.
+const Name = "bge-small-zh-v1.5-512"
+
+// Encoder embeds text with a Model for the embed package: documents as they
+// are, search queries behind QueryPrefix, as BAAI recommends for short
+// queries that look for passages. It is safe for concurrent use.
+type Encoder struct {
+	m       *Model
+	workers int
+}
+
+// EncoderOptions tune an Encoder; the zero value is the default.
+type EncoderOptions struct {
+	// Workers is how many texts of a batch run at once, each on one
+	// goroutine (default GOMAXPROCS). A single text (a query) splits its
+	// matrix products over the Model's Threads instead.
+	Workers int
+}
+
+// LoadEncoder loads the model in dir with the tokenizer lower-casing, as
+// BAAI's tokenizer does (the shipped tokenizer.json does not), and returns
+// its Encoder.
+func LoadEncoder(dir string, opt EncoderOptions) (*Encoder, error) {
+	m, err := Load(dir, Options{Tokenizer: TokenizerOptions{Lowercase: true}})
+	if err != nil {
+		return nil, err
+	}
+	return NewEncoder(m, opt), nil
+}
+
+// NewEncoder returns an Encoder over m. Load m with the tokenizer's
+// Lowercase option (LoadEncoder does): without it capitalised words become
+// [UNK].
+func NewEncoder(m *Model, opt EncoderOptions) *Encoder {
+	e := &Encoder{m: m, workers: opt.Workers}
+	if e.workers <= 0 {
+		e.workers = runtime.GOMAXPROCS(0)
+	}
+	return e
+}
+
+// Name returns Name.
+func (e *Encoder) Name() string { return Name }
+
+// Dim returns 512.
+func (e *Encoder) Dim() int { return e.m.Dim() }
+
+// Embed returns the unit document vector of each text, in order. Texts run
+// in parallel, one a worker; ctx is checked between texts.
+func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("bge: %w", err)
+	}
+	out := make([][]float32, len(texts))
+	workers := min(e.workers, len(texts))
+	if workers <= 1 {
+		for i, text := range texts {
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("bge: %w", err)
+			}
+			out[i] = e.EmbedOne(text)
+		}
+		return out, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				n := int(next.Add(1)) - 1
+				if n >= len(texts) || ctx.Err() != nil {
+					return
+				}
+				out[n] = e.m.embedIDs(e.m.tok.Encode(texts[n]), 1)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("bge: %w", err)
+	}
+	return out, nil
+}
+
+// EmbedOne returns the document vector of text. It cannot fail.
+func (e *Encoder) EmbedOne(text string) []float32 {
+	return e.m.EmbedIDs(e.m.tok.Encode(text))
+}
+
+// EmbedQueryOne returns the vector of text as a search query: text behind
+// QueryPrefix.
+func (e *Encoder) EmbedQueryOne(text string) []float32 {
+	return e.m.EmbedIDs(e.m.tok.Encode(QueryPrefix + text))
+}
