@@ -72,3 +72,61 @@ func BenchmarkTools(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkToolsTenants measures the tools for the 100k-message user and
+// for a light user (20 messages) of one store holding both and 999 more
+// light users, reporting p95 latency.
+func BenchmarkToolsTenants(b *testing.B) {
+	const n, light = 100_000, 1000
+	svc := queryapitest.SeededTenants(b, n, light)
+	queries := []string{"spicy noodles", "project atlas", "火锅 辣", "meeting friday", "周末 电影", "doctor", "咖啡"}
+	for _, tc := range []struct {
+		name string
+		user string
+		msgs int
+	}{{"heavy", queryapitest.User, n}, {"light", queryapitest.LightUser(light / 2), queryapitest.LightUsers}} {
+		t, err := svc.Bind(tc.user)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := b.Context()
+		bench := func(name string, fn func(i int) error) {
+			b.Run(tc.name+"/"+name, func(b *testing.B) {
+				var d []time.Duration
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					start := time.Now()
+					if err := fn(i); err != nil {
+						b.Fatal(err)
+					}
+					d = append(d, time.Since(start))
+					i++
+				}
+				slices.Sort(d)
+				b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
+			})
+		}
+		bench("messages_list", func(i int) error {
+			since := queryapitest.T0.Add(time.Duration((i*7919)%tc.msgs) * time.Second).Format(time.RFC3339)
+			_, err := t.MessagesList(ctx, queryapi.ListParams{Since: since, PageSize: 50})
+			return err
+		})
+		bench("lexical_search", func(i int) error {
+			_, err := t.LexicalSearch(ctx, queryapi.LexicalParams{QueryText: queries[i%len(queries)], PageSize: 20})
+			return err
+		})
+		bench("semantic_search", func(i int) error {
+			_, err := t.SemanticSearch(ctx, queryapi.SemanticParams{QueryText: queries[i%len(queries)], TopK: 10})
+			return err
+		})
+		bench("semantic_search_role", func(i int) error {
+			_, err := t.SemanticSearch(ctx, queryapi.SemanticParams{QueryText: queries[i%len(queries)], TopK: 10, Filter: queryapi.Filter{Role: "user"}})
+			return err
+		})
+		bench("neighbors", func(i int) error {
+			_, err := t.Neighbors(ctx, queryapi.NeighborsParams{MessageID: fmt.Sprintf("m%d", (i*7919)%tc.msgs), Before: 5, After: 5})
+			return err
+		})
+	}
+}

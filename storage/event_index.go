@@ -59,7 +59,7 @@ func (s *Store) vecEventsDDL(name string, ifNotExists bool) string {
 		group_id text,
 		sender_id text,
 		ts integer,
-		embedding float[%d] distance_metric=cosine,
+		embedding int8[%d] distance_metric=cosine,
 		coarse bit[%d],
 		chunk_size=%d
 	)`, ine, name, s.emb.Dim(), coarseBits, vecChunkSize)

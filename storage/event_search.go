@@ -3,12 +3,10 @@ package storage
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search/query"
 )
@@ -241,14 +239,5 @@ func (s *Store) semanticEvents(ctx context.Context, user string, q EventQuery, v
 	if indexed > s.cfg.CoarseThreshold {
 		return s.coarseKNN(ctx, eventCorpus, vec, coarseCandidates(q.Size), q.Size, where, args)
 	}
-	blob, err := sqlitevec.SerializeFloat32(vec)
-	if err != nil {
-		return nil, err
-	}
-	out, err := s.knn(ctx, eventCorpus, `embedding MATCH ?`, blob, q.Size, where, args)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
-	return out, nil
+	return s.exactKNN(ctx, eventCorpus, vec, q.Size, where, args)
 }

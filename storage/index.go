@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
@@ -555,7 +554,7 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 	cols := append(append([]string{"rowid", "user_id"}, c.meta...), "embedding", "coarse")
 	queries := []string{
 		`SELECT indexed FROM ` + c.rows + ` WHERE seq = ? AND user_id = ?`,
-		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-1) + `, vec_bit(?))`,
+		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-2) + `, vec_int8(?), vec_bit(?))`,
 		`INSERT OR REPLACE INTO ` + c.rescore + ` (seq, scale, v) VALUES (?, ?, ?)`,
 		`UPDATE ` + c.rows + ` SET indexed = ? WHERE seq = ?`,
 	}
@@ -594,15 +593,11 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 			}
 			continue
 		}
-		blob, err := sqlitevec.SerializeFloat32(d.vec)
-		if err != nil {
-			return err
-		}
-		args := append(append([]any{d.seq, d.user}, d.meta...), blob, s.proj.code(d.vec))
+		scale, q := quantize(d.vec)
+		args := append(append([]any{d.seq, d.user}, d.meta...), q, s.proj.code(d.vec))
 		if _, err := vec.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}
-		scale, q := quantize(d.vec)
 		if _, err := rescore.ExecContext(ctx, d.seq, scale, q); err != nil {
 			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}

@@ -13,7 +13,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -561,16 +560,12 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM user_stats WHERE user_id = ?`, user).Scan(&indexed); err != nil {
 		return nil, nil // no vectors for this user
 	}
-	blob, err := sqlitevec.SerializeFloat32(vec)
-	if err != nil {
-		return nil, err
-	}
 	where := []string{"user_id = ?"}
 	args := []any{user}
 	coarse := indexed > s.cfg.CoarseThreshold
 	if !coarse {
 		where, args = filterSQL(q.Filter, where, args)
-		scored, err := s.knn(ctx, messageCorpus, `embedding MATCH ?`, blob, q.TopK, where, args)
+		scored, err := s.exactKNN(ctx, messageCorpus, vec, q.TopK, where, args)
 		if err != nil {
 			return nil, err
 		}
@@ -699,6 +694,22 @@ func (s *Store) knn(ctx context.Context, c corpus, match string, arg any, k int,
 // holds nearly all of the exact best k.
 func coarseCandidates(k int) int { return max(3*k, 64) }
 
+// exactKNN ranks every vector of the filtered partition by the cosine
+// similarity of its int8 vector in vec0 with the int8-quantised query
+// (cosine ignores the per-vector scale), then rescores the best
+// coarseCandidates(k) with the float query, as coarseKNN does, and returns
+// the best k. The stored vectors are int8 (vecMessagesDDL): quantising the
+// query too moves a few scores by about 1e-3, which the rescoring takes
+// back, so scores are the same function on both paths.
+func (s *Store) exactKNN(ctx context.Context, c corpus, vec []float32, k int, where []string, args []any) ([]scoredSeq, error) {
+	_, q := quantize(vec)
+	cand, err := s.knn(ctx, c, `embedding MATCH vec_int8(?)`, q, coarseCandidates(k), where, args)
+	if err != nil {
+		return nil, err
+	}
+	return s.rerank(ctx, c, vec, cand, k)
+}
+
 // coarseKNN ranks cands candidates by the Hamming distance of binary codes,
 // then rescores them by exact cosine similarity of the stored vectors and
 // returns the best k.
@@ -707,6 +718,12 @@ func (s *Store) coarseKNN(ctx context.Context, c corpus, vec []float32, cands, k
 	if err != nil {
 		return nil, err
 	}
+	return s.rerank(ctx, c, vec, cand, k)
+}
+
+// rerank rescores the candidates cand with the float query vec and returns
+// the best k, best first.
+func (s *Store) rerank(ctx context.Context, c corpus, vec []float32, cand []scoredSeq, k int) ([]scoredSeq, error) {
 	if len(cand) == 0 {
 		return nil, nil
 	}

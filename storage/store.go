@@ -77,6 +77,15 @@ type Config struct {
 	// failed before one call probes it again (default 30s). Meanwhile
 	// indexing is lexical-only and semantic search fails fast.
 	EmbedderRetry time.Duration
+	// CacheBytes is the writer connection's SQLite page cache (default
+	// 128 MiB); the 8 reader connections keep SQLite's default of 2 MB each.
+	CacheBytes int64
+	// MmapBytes is how much of recalld.db the writer connection maps
+	// (default 256 MiB; negative: none). Mapped pages it touched count in
+	// the process's RSS, so this and CacheBytes bound what SQLite adds to
+	// it; the default was 1 GiB, which alone could fill an RSS budget of
+	// 1 GiB once the database outgrew it.
+	MmapBytes int64
 	// Now is the clock of the job table; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -142,6 +151,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if cfg.ProfileRevisionKeep <= 0 {
 		cfg.ProfileRevisionKeep = 5
+	}
+	if cfg.CacheBytes <= 0 {
+		cfg.CacheBytes = 128 << 20
+	}
+	if cfg.MmapBytes == 0 {
+		cfg.MmapBytes = 256 << 20
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -214,7 +229,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context) error {
-	for _, p := range []string{"PRAGMA cache_size=-131072", "PRAGMA mmap_size=1073741824"} {
+	for _, p := range []string{
+		fmt.Sprintf("PRAGMA cache_size=%d", -max(s.cfg.CacheBytes>>10, 1)),
+		fmt.Sprintf("PRAGMA mmap_size=%d", max(s.cfg.MmapBytes, 0)),
+	} {
 		if _, err := s.w.ExecContext(ctx, p); err != nil {
 			return fmt.Errorf("storage: %s: %w", p, err)
 		}

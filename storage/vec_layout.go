@@ -34,35 +34,46 @@ func (s *Store) vecMessagesDDL(name string) string {
 		created_ms integer,
 		conversation_id text,
 		group_id text,
-		embedding float[%d] distance_metric=cosine,
+		embedding int8[%d] distance_metric=cosine,
 		coarse bit[%d],
 		chunk_size=%d
 	)`, name, s.emb.Dim(), coarseBits, vecChunkSize)
 }
 
-// vecTables are the vector tables with their columns (after rowid) and
-// DDL: what migrateVecLayout copies.
-func (s *Store) vecTables() []struct {
-	name string
-	cols []string
-	ddl  func(name string) string
-} {
-	return []struct {
-		name string
-		cols []string
-		ddl  func(name string) string
-	}{
-		{"vec_messages", []string{"user_id", "role", "created_ms", "conversation_id", "group_id", "embedding", "coarse"}, s.vecMessagesDDL},
-		{"vec_events", []string{"user_id", "group_id", "sender_id", "ts", "embedding", "coarse"}, func(n string) string { return s.vecEventsDDL(n, false) }},
-		{"vec_profiles", []string{"user_id", "entity_type", "embedding"}, s.vecProfilesDDL},
+// vecTables are the vector tables with their columns (after rowid), DDL
+// and, for those whose embedding column is int8, the table of the int8
+// vectors by seq that migrateVecLayout copies them from.
+func (s *Store) vecTables() []vecTable {
+	return []vecTable{
+		{"vec_messages", []string{"user_id", "role", "created_ms", "conversation_id", "group_id", "embedding", "coarse"}, s.vecMessagesDDL, "vec_rescore"},
+		{"vec_events", []string{"user_id", "group_id", "sender_id", "ts", "embedding", "coarse"}, func(n string) string { return s.vecEventsDDL(n, false) }, "event_vec_rescore"},
+		{"vec_profiles", []string{"user_id", "entity_type", "embedding"}, s.vecProfilesDDL, ""},
 	}
+}
+
+type vecTable struct {
+	name    string
+	cols    []string
+	ddl     func(name string) string
+	rescore string // int8 embeddings: their table of int8 vectors by seq
+}
+
+// current reports whether ddl, the table's DDL in the file, has the
+// current layout.
+func (t vecTable) current(ddl string) bool {
+	return strings.Contains(ddl, fmt.Sprintf("chunk_size=%d", vecChunkSize)) &&
+		(t.rescore == "" || strings.Contains(ddl, "embedding int8["))
 }
 
 // migrateVecLayout rebuilds, once, the vector tables made before they had
 // chunk_size=vecChunkSize (every user's partition took a chunk of 1024
-// slots), copying every vector (vec0 has no ALTER TABLE: the rows go
-// through a temporary table), then runs VACUUM so that the file shrinks and
-// takes auto_vacuum=INCREMENTAL (see vacuum.go). Nothing is re-embedded.
+// slots) or, for messages and events, before their embedding column was
+// int8 (a float copy of the int8 vector that the rescore table already
+// held: 4 KB a message at 1024 dimensions). It copies every vector (vec0
+// has no ALTER TABLE: the rows go through a temporary table); a float
+// embedding becomes the row's int8 vector from the rescore table. Then it
+// runs VACUUM so that the file shrinks and takes auto_vacuum=INCREMENTAL
+// (see vacuum.go). Nothing is re-embedded.
 func (s *Store) migrateVecLayout(ctx context.Context) error {
 	migrated := false
 	for _, t := range s.vecTables() {
@@ -74,18 +85,38 @@ func (s *Store) migrateVecLayout(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("storage: vector layout %s: %w", t.name, err)
 		}
-		if strings.Contains(ddl, fmt.Sprintf("chunk_size=%d", vecChunkSize)) {
+		if t.current(ddl) {
 			continue
 		}
 		start := time.Now()
 		tmp := t.name + "_relayout"
-		sel := make([]string, 0, len(t.cols)+1)
-		sel = append(sel, "rowid")
-		for _, c := range t.cols {
-			if c == "coarse" {
-				c = "vec_bit(coarse)"
+		// sel selects the columns of t.name (out) or of tmp (in) for an
+		// INSERT into the current layout.
+		sel := func(out bool) string {
+			cs := []string{"v.rowid"}
+			for _, c := range t.cols {
+				switch {
+				case c == "coarse":
+					c = "vec_bit(v.coarse)"
+				case c == "embedding" && t.rescore != "" && out && !strings.Contains(ddl, "embedding int8["):
+					// A row without an int8 copy (none is known) gets vec0's
+					// fixed-range quantisation rather than no vector.
+					c = "vec_int8(coalesce(r.v, vec_quantize_int8(v.embedding, 'unit')))"
+				case c == "embedding" && t.rescore != "":
+					c = "vec_int8(v.embedding)"
+				default:
+					c = "v." + c
+				}
+				cs = append(cs, c)
 			}
-			sel = append(sel, c)
+			from := tmp + " v"
+			if out {
+				from = t.name + " v"
+				if t.rescore != "" && !strings.Contains(ddl, "embedding int8[") {
+					from += " LEFT JOIN " + t.rescore + " r ON r.seq = v.rowid"
+				}
+			}
+			return strings.Join(cs, ", ") + ` FROM ` + from
 		}
 		cols := "rowid, " + strings.Join(t.cols, ", ")
 		var n int64
@@ -93,10 +124,10 @@ func (s *Store) migrateVecLayout(ctx context.Context) error {
 			for _, q := range []string{
 				`DROP TABLE IF EXISTS ` + tmp,
 				t.ddl(tmp),
-				`INSERT INTO ` + tmp + ` (` + cols + `) SELECT ` + strings.Join(sel, ", ") + ` FROM ` + t.name,
+				`INSERT INTO ` + tmp + ` (` + cols + `) SELECT ` + sel(true),
 				`DROP TABLE ` + t.name,
 				t.ddl(t.name),
-				`INSERT INTO ` + t.name + ` (` + cols + `) SELECT ` + strings.Join(sel, ", ") + ` FROM ` + tmp,
+				`INSERT INTO ` + t.name + ` (` + cols + `) SELECT ` + sel(false),
 				`DROP TABLE ` + tmp,
 			} {
 				r, err := tx.ExecContext(ctx, q)
@@ -113,7 +144,7 @@ func (s *Store) migrateVecLayout(ctx context.Context) error {
 			return fmt.Errorf("storage: vector layout %s: %w", t.name, err)
 		}
 		migrated = true
-		s.log.Info("vector table rebuilt with small chunks", "table", t.name, "vectors", n, "took", time.Since(start))
+		s.log.Info("vector table rebuilt (small chunks, int8 vectors)", "table", t.name, "vectors", n, "took", time.Since(start))
 	}
 	if migrated {
 		return s.vacuum(ctx)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,17 @@ import (
 var chunkOption = regexp.MustCompile(`,\s*chunk_size=\d+`)
 
 // toOldVecLayout rebuilds s's vector tables as stores written before
-// vecChunkSize had them (vec0's default chunk of 1024 slots), keeping
-// their rows, and forgets auto_vacuum: an old store as it was on disk.
+// vecChunkSize had them (vec0's default chunk of 1024 slots, float
+// embeddings), keeping their rows, and forgets auto_vacuum: an old store
+// as it was on disk. A float embedding holds the values of the int8 one,
+// unscaled: the same direction.
 func toOldVecLayout(t *testing.T, s *Store) {
 	t.Helper()
 	ctx := t.Context()
 	for _, tb := range s.vecTables() {
-		old := func(name string) string { return chunkOption.ReplaceAllString(tb.ddl(name), "") }
+		old := func(name string) string {
+			return strings.Replace(chunkOption.ReplaceAllString(tb.ddl(name), ""), "int8[", "float[", 1)
+		}
 		if strings.Contains(old(tb.name), "chunk_size") {
 			t.Fatalf("%s: chunk_size left in %s", tb.name, old(tb.name))
 		}
@@ -31,11 +36,15 @@ func toOldVecLayout(t *testing.T, s *Store) {
 			}
 			sel = append(sel, c)
 		}
+		first := slices.Clone(sel)
+		if tb.rescore != "" {
+			first[slices.Index(first, "embedding")] = "vec_f32(vec_to_json(vec_int8(embedding)))"
+		}
 		cols := "rowid, " + strings.Join(tb.cols, ", ")
 		err := s.update(ctx, func(tx *sql.Tx) error {
 			for _, q := range []string{
 				old("old_tmp"),
-				`INSERT INTO old_tmp (` + cols + `) SELECT ` + strings.Join(sel, ", ") + ` FROM ` + tb.name,
+				`INSERT INTO old_tmp (` + cols + `) SELECT ` + strings.Join(first, ", ") + ` FROM ` + tb.name,
 				`DROP TABLE ` + tb.name,
 				old(tb.name),
 				`INSERT INTO ` + tb.name + ` (` + cols + `) SELECT ` + strings.Join(sel, ", ") + ` FROM old_tmp`,
@@ -108,8 +117,8 @@ func TestVecLayoutMigration(t *testing.T) {
 		}
 		return out
 	}
-	toOldVecLayout(t, s)
 	want := search(s)
+	toOldVecLayout(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -126,13 +135,18 @@ func TestVecLayoutMigration(t *testing.T) {
 		if err := s.r.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = ?`, tb.name).Scan(&ddl); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(ddl, fmt.Sprintf("chunk_size=%d", vecChunkSize)) {
+		if !tb.current(ddl) || !strings.Contains(ddl, fmt.Sprintf("chunk_size=%d", vecChunkSize)) ||
+			(tb.rescore != "") != strings.Contains(ddl, "int8[") {
 			t.Errorf("%s not rebuilt: %s", tb.name, ddl)
 		}
 	}
 	got := search(s)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("hits after the migration:\n%v\nbefore:\n%v", got, want)
+	}
+	var float int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM vec_messages WHERE vec_type(embedding) != 'int8'`).Scan(&float); err != nil || float != 0 {
+		t.Errorf("after the migration: %d float vectors (%v)", float, err)
 	}
 	var vectors, av int
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM vec_messages`).Scan(&vectors); err != nil {

@@ -95,6 +95,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"openai without model", []string{"-embedder", "openai"}, nil, "model is required"},
 		{"use weight out of range", []string{"-config", writeFile(t, "w.toml", "[embedder]\nuse_weight = 1.5\n")}, nil, "use_weight"},
 		{"bad level", []string{"-log-level", "loud"}, nil, "log_level"},
+		{"negative mmap", nil, map[string]string{"RECALLD_SQLITE_MMAP_MB": "-1"}, "sqlite_mmap_mb"},
+		{"no page cache", []string{"-config", writeFile(t, "c.toml", "sqlite_cache_mb = 0\n")}, nil, "sqlite_cache_mb"},
 		{"unknown flag", []string{"-nope"}, nil, "not defined"},
 	}
 	for _, tt := range tests {
@@ -279,5 +281,17 @@ func TestEvalCommand(t *testing.T) {
 	}
 	if err := a.run(t.Context(), []string{"eval", "--suite", suite, "--runners", "magic"}); err == nil {
 		t.Fatal("unknown runner accepted")
+	}
+}
+
+func TestStorageMemory(t *testing.T) {
+	for _, tc := range []struct {
+		cacheMB, mmapMB, wantCache, wantMmap int64
+	}{{128, 256, 128 << 20, 256 << 20}, {16, 0, 16 << 20, -1}} {
+		cfg := DefaultConfig()
+		cfg.SQLiteCacheMB, cfg.SQLiteMmapMB = tc.cacheMB, tc.mmapMB
+		if c, m := storageMemory(cfg); c != tc.wantCache || m != tc.wantMmap {
+			t.Errorf("storageMemory(%d MB, %d MB) = %d, %d; want %d, %d", tc.cacheMB, tc.mmapMB, c, m, tc.wantCache, tc.wantMmap)
+		}
 	}
 }

@@ -27,6 +27,10 @@ type Config struct {
 
 	// BodyLimit is the largest request body accepted, in bytes.
 	BodyLimit int64 `toml:"body_limit"`
+	// SQLiteCacheMB and SQLiteMmapMB bound SQLite's share of the RSS: the
+	// writer connection's page cache and its mmap of recalld.db (0: none).
+	SQLiteCacheMB int64 `toml:"sqlite_cache_mb"`
+	SQLiteMmapMB  int64 `toml:"sqlite_mmap_mb"`
 	// MaxBatch is the most messages one POST /messages may carry.
 	MaxBatch       int      `toml:"max_batch"`
 	ReadTimeout    duration `toml:"read_timeout"`
@@ -116,6 +120,8 @@ func DefaultConfig() Config {
 		Addr:            "127.0.0.1:8080",
 		LogLevel:        "info",
 		BodyLimit:       8 << 20,
+		SQLiteCacheMB:   128,
+		SQLiteMmapMB:    256,
 		MaxBatch:        1000,
 		ReadTimeout:     duration{30 * time.Second},
 		WriteTimeout:    duration{60 * time.Second},
@@ -254,6 +260,8 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		cfg.LogJSON = b
 	}
 	num("RECALLD_BODY_LIMIT", func(n int64) { cfg.BodyLimit = n })
+	num("RECALLD_SQLITE_CACHE_MB", func(n int64) { cfg.SQLiteCacheMB = n })
+	num("RECALLD_SQLITE_MMAP_MB", func(n int64) { cfg.SQLiteMmapMB = n })
 	num("RECALLD_MAX_BATCH", func(n int64) { cfg.MaxBatch = int(n) })
 	num("RECALLD_PER_USER_INFLIGHT", func(n int64) { cfg.PerUserInflight = int(n) })
 	dur("RECALLD_SHUTDOWN_TIMEOUT", &cfg.ShutdownTimeout)
@@ -296,6 +304,12 @@ func (c Config) validate() error {
 	}
 	if c.BodyLimit < 1024 {
 		errs = append(errs, fmt.Errorf("body_limit %d is below 1024 bytes", c.BodyLimit))
+	}
+	if c.SQLiteCacheMB < 1 || c.SQLiteCacheMB > 1<<16 {
+		errs = append(errs, fmt.Errorf("sqlite_cache_mb %d must be in 1..65536", c.SQLiteCacheMB))
+	}
+	if c.SQLiteMmapMB < 0 || c.SQLiteMmapMB > 1<<16 {
+		errs = append(errs, fmt.Errorf("sqlite_mmap_mb %d must be in 0..65536", c.SQLiteMmapMB))
 	}
 	if c.MaxBatch < 1 {
 		errs = append(errs, fmt.Errorf("max_batch %d must be positive", c.MaxBatch))

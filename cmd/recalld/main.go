@@ -228,11 +228,21 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bo
 func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, sc storage.Config) (*storage.Store, error) {
 	sc.Dir, sc.Logger, sc.EmbedderRetry = cfg.DataDir, log, cfg.Embedder.Retry.Duration
 	sc.ProfileRevisionKeep = cfg.Cognitive.Profile.RevisionKeep
+	sc.CacheBytes, sc.MmapBytes = storageMemory(cfg)
 	store, err := storage.Open(ctx, sc)
 	if errors.Is(err, storage.ErrEmbedderMismatch) {
 		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, sc.Embedder.Name())
 	}
 	return store, err
+}
+
+// storageMemory is the storage.Config CacheBytes and MmapBytes of cfg.
+func storageMemory(cfg Config) (cache, mmap int64) {
+	mmap = cfg.SQLiteMmapMB << 20
+	if mmap == 0 {
+		mmap = -1 // storage: none
+	}
+	return cfg.SQLiteCacheMB << 20, mmap
 }
 
 // openServeStore is openStore for serve, which starts without its embedder

@@ -64,7 +64,7 @@ func Messages(r *rand.Rand, start, n int) []storage.Message {
 
 var (
 	seedMu   sync.Mutex
-	seedDirs = map[int]string{}
+	seedDirs = map[[2]int]string{}
 )
 
 // User is the user whose n messages Seeded stores.
@@ -75,13 +75,37 @@ const User = "bench"
 // directory between runs.
 func Seeded(b *testing.B, n int) *queryapi.Service {
 	b.Helper()
+	return seeded(b, n, 0)
+}
+
+// LightUsers is how many messages each light user of SeededTenants has.
+const LightUsers = 20
+
+// LightUser is the name of light user i of SeededTenants.
+func LightUser(i int) string { return fmt.Sprintf("light-%05d", i) }
+
+// SeededTenants is Seeded with light more users (LightUser(i)) of
+// LightUsers messages each in the same store: a heavy user among many
+// light ones.
+func SeededTenants(b *testing.B, n, light int) *queryapi.Service {
+	b.Helper()
+	return seeded(b, n, light)
+}
+
+func seeded(b *testing.B, n, light int) *queryapi.Service {
 	seedMu.Lock()
 	defer seedMu.Unlock()
 	// The seeded store is kept between runs (it takes minutes to build at
 	// 100k); bump the version when the generator or the schema changes.
-	dir, ok := seedDirs[n]
+	// v4: int8 vectors in vec0 (a store of v3 would be migrated in place,
+	// under the feet of a checkout that still reads v3).
+	dir, ok := seedDirs[[2]int{n, light}]
 	if _, err := os.Stat(filepath.Join(dir, "complete")); !ok || err != nil {
-		dir = filepath.Join(os.TempDir(), fmt.Sprintf("recalld-bench-v3-%d", n))
+		name := fmt.Sprintf("recalld-bench-v4-%d", n)
+		if light > 0 {
+			name += fmt.Sprintf("-light%d", light)
+		}
+		dir = filepath.Join(os.TempDir(), name)
 		ok = true
 	}
 	if _, err := os.Stat(filepath.Join(dir, "complete")); err != nil {
@@ -102,17 +126,23 @@ func Seeded(b *testing.B, n int) *queryapi.Service {
 				b.Fatal(err)
 			}
 		}
+		for u := range light {
+			if _, err := s.Insert(b.Context(), LightUser(u), Messages(r, 0, LightUsers)); err != nil {
+				b.Fatal(err)
+			}
+		}
 		start := time.Now()
 		if err := s.Drain(b.Context(), nil); err != nil {
 			b.Fatal(err)
 		}
-		b.Logf("indexed %d messages in %s (%.0f msg/s)", n, time.Since(start), float64(n)/time.Since(start).Seconds())
+		total := n + n/10 + light*LightUsers
+		b.Logf("indexed %d messages in %s (%.0f msg/s)", total, time.Since(start), float64(total)/time.Since(start).Seconds())
 		s.Close()
 		if err := os.WriteFile(filepath.Join(dir, "complete"), nil, 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
-	seedDirs[n] = dir
+	seedDirs[[2]int{n, light}] = dir
 	s, err := storage.Open(b.Context(), storage.Config{Dir: dir, NoIndexer: true})
 	if err != nil {
 		b.Fatal(err)
