@@ -62,7 +62,7 @@ func (s *Store) vecEventsDDL(name string, ifNotExists bool) string {
 		embedding int8[%d] distance_metric=cosine,
 		coarse bit[%d],
 		chunk_size=%d
-	)`, ine, name, s.emb.Dim(), coarseBits, vecChunkSize)
+	)`, ine, name, s.emb.Dim(), coarseBits, chunkSizeOf(name))
 }
 
 // pendingEvent is an event on its way into the indexes.
@@ -124,11 +124,13 @@ func (s *Store) indexEventVectors(ctx context.Context, tx *sql.Tx, evs []pending
 // caller deletes the rows and queues the lexical deletion.
 func (s *Store) deleteUserEvents(ctx context.Context, tx *sql.Tx, user string) error {
 	if s.vecTable {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM vec_events WHERE rowid IN (SELECT rowid FROM vec_events WHERE user_id = ?)`, user); err != nil {
-			return fmt.Errorf("event vectors: %w", err)
-		}
-		if err := freeUserChunks(ctx, tx, "vec_events", user); err != nil {
-			return err
+		for _, t := range []string{"vec_events", "vec_events" + bigSuffix} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE rowid IN (SELECT rowid FROM `+t+` WHERE user_id = ?)`, user); err != nil {
+				return fmt.Errorf("event vectors: %w", err)
+			}
+			if err := freeUserChunks(ctx, tx, t, user); err != nil {
+				return err
+			}
 		}
 	}
 	for _, q := range []string{

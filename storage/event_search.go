@@ -236,8 +236,12 @@ func (s *Store) semanticEvents(ctx context.Context, user string, q EventQuery, v
 	if !q.To.IsZero() {
 		where, args = append(where, "ts <= ?"), append(args, q.To.Unix())
 	}
-	if indexed > s.cfg.CoarseThreshold {
-		return s.coarseKNN(ctx, eventCorpus, vec, coarseCandidates(q.Size), q.Size, where, args)
+	ec, err := s.tierOf(ctx, eventCorpus, user)
+	if err != nil {
+		return nil, err
 	}
-	return s.exactKNN(ctx, eventCorpus, vec, q.Size, where, args)
+	if indexed > s.cfg.CoarseThreshold {
+		return s.coarseKNN(ctx, ec, vec, coarseCandidates(q.Size), q.Size, where, args)
+	}
+	return s.exactKNN(ctx, ec, vec, q.Size, where, args)
 }

@@ -557,6 +557,7 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-2) + `, vec_int8(?), vec_bit(?))`,
 		`INSERT OR REPLACE INTO ` + c.rescore + ` (seq, scale, v) VALUES (?, ?, ?)`,
 		`UPDATE ` + c.rows + ` SET indexed = ? WHERE seq = ?`,
+		`INSERT INTO ` + c.vec + bigSuffix + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-2) + `, vec_int8(?), vec_bit(?))`,
 	}
 	stmts := make([]*sql.Stmt, 0, len(queries))
 	defer func() {
@@ -571,7 +572,8 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		}
 		stmts = append(stmts, st)
 	}
-	check, vec, rescore, mark := stmts[0], stmts[1], stmts[2], stmts[3]
+	check, small, rescore, mark, bigVec := stmts[0], stmts[1], stmts[2], stmts[3], stmts[4]
+	big := map[string]bool{} // user → vectors in c's large-chunk twin (vec_tiers.go)
 	type userTerm struct {
 		user string
 		term uint64
@@ -592,6 +594,17 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 				return err
 			}
 			continue
+		}
+		isbig, ok := big[d.user]
+		if !ok {
+			if isbig, err = isBig(ctx, tx, c, d.user); err != nil {
+				return err
+			}
+			big[d.user] = isbig
+		}
+		vec := small
+		if isbig {
+			vec = bigVec
 		}
 		scale, q := quantize(d.vec)
 		args := append(append([]any{d.seq, d.user}, d.meta...), q, s.proj.code(d.vec))
@@ -626,6 +639,11 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		if _, err := tx.ExecContext(ctx, c.addIndexed, user, n); err != nil {
 			return err
 		}
+		if !big[user] {
+			if err := s.promote(ctx, tx, c, user); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -636,8 +654,10 @@ func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, c corpus, user st
 	if !s.vecTable {
 		return nil
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.vec+` WHERE rowid = ?`, seq); err != nil {
-		return fmt.Errorf("vector %d: %w", seq, err)
+	for _, t := range []string{c.vec, c.vec + bigSuffix} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE rowid = ?`, seq); err != nil {
+			return fmt.Errorf("vector %d: %w", seq, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM `+c.rescore+` WHERE seq = ?`, seq); err != nil {
 		return fmt.Errorf("vector %d: %w", seq, err)

@@ -560,12 +560,16 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM user_stats WHERE user_id = ?`, user).Scan(&indexed); err != nil {
 		return nil, nil // no vectors for this user
 	}
+	mc, err := s.tierOf(ctx, messageCorpus, user)
+	if err != nil {
+		return nil, err
+	}
 	where := []string{"user_id = ?"}
 	args := []any{user}
 	coarse := indexed > s.cfg.CoarseThreshold
 	if !coarse {
 		where, args = filterSQL(q.Filter, where, args)
-		scored, err := s.exactKNN(ctx, messageCorpus, vec, q.TopK, where, args)
+		scored, err := s.exactKNN(ctx, mc, vec, q.TopK, where, args)
 		if err != nil {
 			return nil, err
 		}
@@ -586,14 +590,14 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	f.Role = ""
 	fw, fa := filterSQL(f, slices.Clone(where), slices.Clone(args))
 	if role == "" {
-		scored, err := s.coarseKNN(ctx, messageCorpus, vec, coarseCandidates(q.TopK), q.TopK, fw, fa)
+		scored, err := s.coarseKNN(ctx, mc, vec, coarseCandidates(q.TopK), q.TopK, fw, fa)
 		if err != nil {
 			return nil, err
 		}
 		return s.semanticHits(ctx, user, q, scored, "")
 	}
 	cands := coarseCandidates(q.TopK) * 3 / 2
-	scored, err := s.coarseKNN(ctx, messageCorpus, vec, cands, cands, fw, fa)
+	scored, err := s.coarseKNN(ctx, mc, vec, cands, cands, fw, fa)
 	if err != nil {
 		return nil, err
 	}
@@ -602,7 +606,7 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 		return hits, err
 	}
 	where, args = filterSQL(q.Filter, where, args)
-	if scored, err = s.coarseKNN(ctx, messageCorpus, vec, coarseCandidates(q.TopK), q.TopK, where, args); err != nil {
+	if scored, err = s.coarseKNN(ctx, mc, vec, coarseCandidates(q.TopK), q.TopK, where, args); err != nil {
 		return nil, err
 	}
 	return s.semanticHits(ctx, user, q, scored, "")

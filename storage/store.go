@@ -341,6 +341,12 @@ func (s *Store) checkEmbedder(ctx context.Context) error {
 		if err := s.migrateVecLayout(ctx); err != nil {
 			return err
 		}
+		if err := s.update(ctx, func(tx *sql.Tx) error { return s.ensureBigTables(ctx, tx) }); err != nil {
+			return err
+		}
+		if err := s.promoteHeavy(ctx); err != nil {
+			return err
+		}
 		s.vecOK, s.vecTable = true, true
 	case s.cfg.AllowEmbedderChange:
 		s.vecTable = true
@@ -367,6 +373,9 @@ func (s *Store) resetVectors(ctx context.Context) error {
 			`UPDATE messages SET indexed = 0 WHERE indexed != 0`,
 			`DROP TABLE IF EXISTS vec_events`,
 			s.vecEventsDDL("vec_events", false),
+			`DROP TABLE IF EXISTS vec_messages` + bigSuffix,
+			`DROP TABLE IF EXISTS vec_events` + bigSuffix,
+			`DELETE FROM vec_big_users`,
 			`DELETE FROM event_term_df`,
 			`DELETE FROM event_vec_rescore`,
 			`DELETE FROM event_stats`,
@@ -376,6 +385,9 @@ func (s *Store) resetVectors(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("storage: reset vectors: %w", err)
 			}
+		}
+		if err := s.ensureBigTables(ctx, tx); err != nil {
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('embedder', ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, s.emb.Name()+"/"+strconv.Itoa(s.emb.Dim())); err != nil {

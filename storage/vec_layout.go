@@ -37,7 +37,7 @@ func (s *Store) vecMessagesDDL(name string) string {
 		embedding int8[%d] distance_metric=cosine,
 		coarse bit[%d],
 		chunk_size=%d
-	)`, name, s.emb.Dim(), coarseBits, vecChunkSize)
+	)`, name, s.emb.Dim(), coarseBits, chunkSizeOf(name))
 }
 
 // vecTables are the vector tables with their columns (after rowid), DDL
