@@ -184,12 +184,15 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	d := draft{stopReason: stop}
 	cands := r.best(rel, o, 1<<30)
 	personal := o.intent == "constraint" || o.intent == "preference" || o.intent == "background"
+	// A question in the first person asks about the memory owner: in a
+	// group, another member's "我膝盖不好" is not the owner's fact.
+	aboutOwner := personal || firstPerson(r.question)
 
 	// Is the owner's sender id known among the hits? Then, for questions
 	// about the user, other senders' messages in a shared chat are third parties.
 	owners := ownerSenders(r.tools.User())
 	ownerKnown := false
-	for _, c := range cands {
+	for _, c := range r.seen {
 		if slices.Contains(owners, c.ev.SenderID) {
 			ownerKnown = true
 		}
@@ -224,7 +227,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			c.rank *= p.Stop.QuestionWeight
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is a question, not a statement: ranked lower", c.ev.MessageID))
 		}
-		if personal && ownerKnown && c.ev.Role == "user" && c.ev.SenderID != "" && !slices.Contains(owners, c.ev.SenderID) &&
+		if aboutOwner && ownerKnown && c.ev.Role == "user" && c.ev.SenderID != "" && !slices.Contains(owners, c.ev.SenderID) &&
 			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) {
 			r.note("set aside %s: said by %s, not the user", c.ev.MessageID, cmpOr(c.ev.SenderName, c.ev.SenderID))
 			continue
@@ -467,6 +470,23 @@ func (r *run) answer(kept []*candidate, items []Item, o observation) string {
 		a += " Earlier, since changed: " + strings.Join(changed[:min(2, len(changed))], "; ") + "."
 	}
 	return a
+}
+
+// firstPerson reports whether a question asks about its asker: 我 (not
+// 我们) in Chinese, I, my, me or mine in English.
+func firstPerson(question string) bool {
+	for i, r := range []rune(question) {
+		if r == '我' && !strings.HasPrefix(string([]rune(question)[i+1:]), "们") {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) }) {
+		switch w {
+		case "i", "my", "me", "mine", "i'm", "i've", "i'd":
+			return true
+		}
+	}
+	return false
 }
 
 func noEvidenceAnswer(question string) string {

@@ -125,14 +125,14 @@ func TestLoadLoCoMoSlice(t *testing.T) {
 	now := sep13.Add(24 * time.Hour)
 	wantCases := []Case{
 		{ID: "conv-x/qa0", UserID: "conv-x", Question: "When did Ada sign up for a pottery class?", Now: now,
-			Category: CategoryTemporal, GoldEvidence: []string{"D1:3"}, Note: "answer: 7 May 2023"},
+			Category: CategoryTemporal, GoldEvidence: []string{"D1:3"}, Note: "answer: 7 May 2023", Split: SplitReport},
 		{ID: "conv-x/qa1", UserID: "conv-x", Question: "What did Ben make and adopt?", Now: now,
-			Category: CategoryMultiHop, GoldEvidence: []string{"D1:4", "D10:1"}, Note: "answer: 2023"},
+			Category: CategoryMultiHop, GoldEvidence: []string{"D1:4", "D10:1"}, Note: "answer: 2023", Split: SplitTune},
 		{ID: "conv-x/qa2", UserID: "conv-x", Question: "Which ids are broken?", Now: now,
-			Category: CategorySingleHop, GoldEvidence: []string{"D1:2"}, Note: "answer: x"},
+			Category: CategorySingleHop, GoldEvidence: []string{"D1:2"}, Note: "answer: x", Split: SplitReport},
 		// qa3 has no evidence and qa5 only a broken id: both skipped.
 		{ID: "conv-x/qa4", UserID: "conv-x", Question: "What did Ada name her cat?", Now: now,
-			Category: CategoryAdversarial, AcceptableEvidence: []string{"D10:1"}, Note: "adversarial answer: Miso"},
+			Category: CategoryAdversarial, AcceptableEvidence: []string{"D10:1"}, Note: "adversarial answer: Miso", Split: SplitReport},
 	}
 	if diff := cmp.Diff(wantCases, s.Cases); diff != "" {
 		t.Errorf("cases (-want +got):\n%s", diff)

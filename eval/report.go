@@ -52,6 +52,9 @@ type RunnerReport struct {
 	ByCategory map[string]Scores `json:"by_category"`
 	// NoEvidence summarises the cases that should find nothing, if any.
 	NoEvidence Scores `json:"no_evidence,omitempty"`
+	// BySplit summarises each half (SplitTune, SplitReport): tune rules on
+	// the tune half, report them on the report half.
+	BySplit map[string]Scores `json:"by_split,omitempty"`
 	// Agent is set for a runner that answers with a memory view (the
 	// recall agent); report.md shows it in the agent table.
 	Agent bool `json:"agent,omitempty"`
@@ -69,6 +72,7 @@ type RunnerReport struct {
 type CaseResult struct {
 	ID       string `json:"id"`
 	Category string `json:"category"`
+	Split    string `json:"split,omitempty"`
 	// Ranked are the returned message ids, best first, without repeats.
 	Ranked []string `json:"ranked"`
 	// NoEvidence is set when the runner found nothing.
@@ -91,11 +95,15 @@ func newReport(runners []Runner, depth int, embedder string) *Report {
 
 // summarize builds a runner's report from its case results.
 func summarize(results []CaseResult, cases []Case, depth int) *RunnerReport {
-	rr := &RunnerReport{ByCategory: make(map[string]Scores)}
+	rr := &RunnerReport{ByCategory: make(map[string]Scores), BySplit: make(map[string]Scores)}
 	var withGold, without []CaseResult
 	var goldCases, emptyCases []Case
 	byCat := make(map[string][]int)
+	bySplit := make(map[string][]int)
 	for i, r := range results {
+		if cases[i].Split != "" {
+			bySplit[cases[i].Split] = append(bySplit[cases[i].Split], i)
+		}
 		if cases[i].NoEvidence() {
 			without, emptyCases = append(without, r), append(emptyCases, cases[i])
 		} else {
@@ -121,6 +129,13 @@ func summarize(results []CaseResult, cases []Case, depth int) *RunnerReport {
 			rs[j], cs[j] = results[i], cases[i]
 		}
 		rr.ByCategory[cat] = aggregate(rs, cs)
+	}
+	for half, idx := range bySplit {
+		rs, cs := make([]CaseResult, len(idx)), make([]Case, len(idx))
+		for j, i := range idx {
+			rs[j], cs[j] = results[i], cases[i]
+		}
+		rr.BySplit[half] = aggregate(rs, cs)
 	}
 	rr.RecallCurve = recallCurve(withGold, goldCases, depth)
 	rr.Cases = results
@@ -215,6 +230,7 @@ func (r *Report) Markdown() []byte {
 		}
 		r.overallTable(&b, s.Runners)
 		r.agentTable(&b, s.Runners)
+		r.splitTable(&b, s.Runners)
 		if len(r.Suites) > 1 {
 			fmt.Fprintf(&b, "![recall@k on %s](%s%s.svg)\n\n", s.Key, suitePlotBase, s.Key)
 		}
@@ -301,6 +317,36 @@ func (r *Report) agentTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
 		}
 		fmt.Fprintf(b, "Stop reasons of %s: %s.\n\n", name, strings.Join(parts, ", "))
 	}
+}
+
+// splitColumns are the columns of the split table.
+var splitColumns = []string{
+	MetricCases, "recall@10", MetricCitedRecall, MetricCitedPrecision, MetricCitations,
+	MetricNoEvidence, MetricAbstain, MetricAbsentCorrect, MetricForbiddenRate,
+}
+
+// splitTable shows each runner on the tune and the report half side by
+// side; nothing when the cases carry no split.
+func (r *Report) splitTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
+	if len(runners[r.RunnerOrder[0]].BySplit) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "By half: rules are tuned on `tune` and reported on `report` (a case's `split`, else FNV-1a of its id).\n\n")
+	fmt.Fprintf(b, "| runner | half | %s |\n|---|---|%s\n", strings.Join(splitColumns, " | "), strings.Repeat("---:|", len(splitColumns)))
+	for _, name := range r.RunnerOrder {
+		for _, half := range Splits() {
+			sc, ok := runners[name].BySplit[half]
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(b, "| %s | %s |", name, half)
+			for _, c := range splitColumns {
+				fmt.Fprintf(b, " %s |", formatMetric(c, sc))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
 }
 
 func (r *Report) categoryTable(b *bytes.Buffer, s *SuiteReport) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -102,6 +103,30 @@ type Case struct {
 	// ExpectedKeywords are strings a correct view of the evidence contains.
 	ExpectedKeywords []string `json:"expected_keywords"`
 	Note             string   `json:"note"`
+	// Split is SplitTune or SplitReport: rules are tuned on the tune half
+	// and reported on the report half. A fixture case may set it; else
+	// SplitOf(ID) decides.
+	Split string `json:"split"`
+}
+
+// Halves of a suite (Case.Split).
+const (
+	SplitTune   = "tune"
+	SplitReport = "report"
+)
+
+// Splits lists the halves in report order.
+func Splits() []string { return []string{SplitTune, SplitReport} }
+
+// SplitOf is the deterministic half of a case id without an explicit
+// split: FNV-1a of the id, even to tune, odd to report.
+func SplitOf(id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	if h.Sum32()%2 == 0 {
+		return SplitTune
+	}
+	return SplitReport
 }
 
 // NoEvidence reports whether the case should find nothing.
@@ -149,6 +174,11 @@ func LoadSuite(path string, log *slog.Logger) (*Suite, error) {
 		return nil, fmt.Errorf("suite %s: %w", path, err)
 	}
 	s.Key, s.Source = key, path
+	for i := range s.Cases {
+		if s.Cases[i].Split == "" {
+			s.Cases[i].Split = SplitOf(s.Cases[i].ID)
+		}
+	}
 	return s, nil
 }
 
@@ -187,6 +217,7 @@ type fixtureCase struct {
 	ForbiddenEvidence  []string `json:"forbidden_evidence"`
 	ExpectedKeywords   []string `json:"expected_keywords"`
 	Note               string   `json:"note"`
+	Split              string   `json:"split"`
 }
 
 // maxSuiteErrors bounds how many problems one validation reports.
@@ -332,6 +363,9 @@ func ParseFixture(b []byte) (*Suite, error) {
 				bad("%s: evidence id %q listed twice", where, dup)
 			}
 		}
+		if c.Split != "" && !slices.Contains(Splits(), c.Split) {
+			bad("%s: split %q is not %s", where, c.Split, strings.Join(Splits(), " or "))
+		}
 		for _, k := range c.ExpectedKeywords {
 			if strings.TrimSpace(k) == "" {
 				bad("%s: an expected keyword is empty", where)
@@ -341,6 +375,7 @@ func ParseFixture(b []byte) (*Suite, error) {
 			ID: c.ID, UserID: c.UserID, Question: c.Question, Now: now, Category: c.Category,
 			GoldEvidence: c.GoldEvidence, AcceptableEvidence: c.AcceptableEvidence,
 			ForbiddenEvidence: c.ForbiddenEvidence, ExpectedKeywords: c.ExpectedKeywords, Note: c.Note,
+			Split: c.Split,
 		})
 	}
 	if len(errs) > 0 {

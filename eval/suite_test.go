@@ -34,6 +34,7 @@ func TestLoadFixture(t *testing.T) {
 		ID: "pref-zh", UserID: "u_1", Question: "我能吃辣吗？", Now: time.Date(2026, 4, 1, 4, 0, 0, 0, time.UTC),
 		Category: CategoryPreference, GoldEvidence: []string{"m1"}, AcceptableEvidence: []string{"m2"},
 		ForbiddenEvidence: []string{}, ExpectedKeywords: []string{"不吃辣"}, Note: "Chinese preference",
+		Split: SplitReport,
 	}
 	if diff := cmp.Diff(wantCase, s.Cases[0], cmp.Comparer(time.Time.Equal)); diff != "" {
 		t.Errorf("first case (-want +got):\n%s", diff)
@@ -127,5 +128,30 @@ func TestLoadSuiteNeitherFormat(t *testing.T) {
 	}
 	if _, err := LoadSuite(path, nil); !errors.Is(err, ErrInvalidSuite) {
 		t.Errorf("err = %v, want ErrInvalidSuite", err)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	s, err := LoadSuite("testdata/core.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, c := range s.Cases {
+		if c.Split != SplitOf(c.ID) && c.Split == "" {
+			t.Errorf("case %s has no split", c.ID)
+		}
+		n[c.Split]++
+	}
+	if n[SplitTune] == 0 || n[SplitReport] == 0 || len(n) != 2 {
+		t.Errorf("halves %v: want both tune and report, nothing else", n)
+	}
+	if SplitOf("zh-absent-car") != SplitOf("zh-absent-car") {
+		t.Error("SplitOf is not deterministic")
+	}
+	_, err = ParseFixture([]byte(`{"name":"x","users":[{"user_id":"u","messages":[{"id":"m1","role":"user","content":"hi","created_at":"2026-01-01T00:00:00Z"}]}],
+"cases":[{"id":"c","user_id":"u","question":"q","now":"2026-01-02T00:00:00Z","category":"absent","split":"train"}]}`))
+	if !errors.Is(err, ErrInvalidSuite) {
+		t.Errorf("split train: got %v, want ErrInvalidSuite", err)
 	}
 }

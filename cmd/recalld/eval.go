@@ -119,6 +119,19 @@ func printSummary(w io.Writer, rep *eval.Report) {
 				fmt.Fprintf(w, "  %-9s %s\n", "", line(eval.MetricCitedRecall, eval.MetricCitedPrecision, eval.MetricCitations,
 					eval.MetricForbiddenRate, eval.MetricAbsentCorrect, eval.MetricKeywordHits))
 			}
+			for _, half := range eval.Splits() {
+				sc, ok := rr.BySplit[half]
+				if !ok {
+					continue
+				}
+				parts := []string{fmt.Sprintf("%d cases", int(sc[eval.MetricCases]+sc[eval.MetricNoEvidence]))}
+				for _, k := range []string{"recall@10", eval.MetricCitedRecall, eval.MetricCitedPrecision, eval.MetricAbsentCorrect, eval.MetricAbstain} {
+					if v, ok := sc[k]; ok {
+						parts = append(parts, fmt.Sprintf("%s %.3f", k, v))
+					}
+				}
+				fmt.Fprintf(w, "  %-9s %s\n", "  "+half, strings.Join(parts, "  "))
+			}
 		}
 	}
 }
