@@ -1,13 +1,14 @@
 package bge
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/recalld/recalld/storage/embed/embedtest"
 )
 
 // modelDir is where `make setup` (scripts/fetch-bge-zh.sh) puts the model.
@@ -22,21 +23,7 @@ type refCase struct {
 }
 
 func readReference(tb testing.TB) []refCase {
-	tb.Helper()
-	b, err := os.ReadFile("testdata/reference.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var ref struct {
-		Cases []refCase `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &ref); err != nil {
-		tb.Fatal(err)
-	}
-	if len(ref.Cases) == 0 {
-		tb.Fatal("reference.json has no cases")
-	}
-	return ref.Cases
+	return embedtest.ReferenceCases[refCase](tb, "testdata/reference.json")
 }
 
 // mustTokenizerJSON returns the shipped tokenizer.json or skips the test when

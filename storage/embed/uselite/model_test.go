@@ -1,13 +1,14 @@
 package uselite
 
 import (
-	"encoding/json"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/recalld/recalld/storage/embed/embedtest"
 )
 
 // modelDir is where `make setup` (scripts/fetch-models.sh) puts the model.
@@ -40,21 +41,7 @@ type refCase struct {
 }
 
 func readReference(tb testing.TB) []refCase {
-	tb.Helper()
-	b, err := os.ReadFile("testdata/reference.json")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var ref struct {
-		Cases []refCase `json:"cases"`
-	}
-	if err := json.Unmarshal(b, &ref); err != nil {
-		tb.Fatal(err)
-	}
-	if len(ref.Cases) == 0 {
-		tb.Fatal("reference.json has no cases")
-	}
-	return ref.Cases
+	return embedtest.ReferenceCases[refCase](tb, "testdata/reference.json")
 }
 
 // TestReferenceVectors compares the Go forward pass with vectors of the
