@@ -8,7 +8,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,19 +82,9 @@ func newDrillHTTP(timeout time.Duration) *http.Client {
 
 // send sends body (a string or []byte as is, anything else as JSON).
 func (c drillClient) send(ctx context.Context, method, path string, body any, hdr ...string) drillResp {
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	case []byte:
-		r = bytes.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			return drillResp{err: err}
-		}
-		r = bytes.NewReader(j)
+	r, err := requestBody(body)
+	if err != nil {
+		return drillResp{err: err}
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
 	if err != nil {

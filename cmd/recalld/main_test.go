@@ -139,23 +139,31 @@ func (ts *testServer) as(user string) *client { return &client{ts: ts, user: use
 
 func (c *client) withKey(key string) *client { return &client{ts: c.ts, user: c.user, key: key} }
 
+// requestBody is body to send: nil as none, a string or []byte as is,
+// anything else as JSON.
+func requestBody(body any) (io.Reader, error) {
+	switch b := body.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return strings.NewReader(b), nil
+	case []byte:
+		return bytes.NewReader(b), nil
+	}
+	j, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewReader(j), nil
+}
+
 // raw sends body (a string is sent as is, anything else as JSON) and returns
 // the status and body.
 func (c *client) raw(method, path string, body any, hdr ...string) (int, []byte) {
 	c.ts.t.Helper()
-	var r io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		r = strings.NewReader(b)
-	case []byte:
-		r = bytes.NewReader(b)
-	default:
-		j, err := json.Marshal(b)
-		if err != nil {
-			c.ts.t.Fatal(err)
-		}
-		r = bytes.NewReader(j)
+	r, err := requestBody(body)
+	if err != nil {
+		c.ts.t.Fatal(err)
 	}
 	req, err := http.NewRequest(method, c.ts.base+path, r)
 	if err != nil {
