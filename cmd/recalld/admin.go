@@ -14,6 +14,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -39,7 +40,7 @@ func (a *app) progress(max int64, desc string) *progressbar.ProgressBar {
 // one). Re-running it is a no-op for lines already stored.
 func (a *app) importCmd(ctx context.Context, args []string) error {
 	var user string
-	cfg, rest, err := loadConfig("import", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("import", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "user_id for lines that have none")
 	})
 	if err != nil {
@@ -68,7 +69,7 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 		}
 		in = f
 	}
-	log := newLogger(cfg, a.stderr)
+	log := config.NewLogger(cfg, a.stderr)
 	store, _, err := openStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
@@ -172,14 +173,14 @@ func (a *app) drain(ctx context.Context, store *storage.Store) error {
 // reindex rebuilds the derived indexes with the configured embedder, for
 // example after changing it.
 func (a *app) reindex(ctx context.Context, args []string) error {
-	cfg, rest, err := loadConfig("reindex", args, a.getenv, a.stderr)
+	cfg, rest, err := config.Load("reindex", args, a.getenv, a.stderr)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: reindex takes no arguments", errUsage)
 	}
-	log := newLogger(cfg, a.stderr)
+	log := config.NewLogger(cfg, a.stderr)
 	store, _, err := openStore(ctx, cfg, log, true)
 	if err != nil {
 		return err

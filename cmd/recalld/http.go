@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/url"
@@ -25,6 +25,8 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -40,10 +42,10 @@ const (
 type server struct {
 	// cfg is the configuration the server started with. Reloadable
 	// sections ([cognitive.historian], ...) are read per call from live.
-	cfg     Config
-	live    *liveConfig
-	breaker *storeBreaker // around every route that uses the store
-	slots   *userSlots    // each user's running requests; nil: no bound
+	cfg   config.Config
+	live  *config.Live
+	gate  *breaker.Breaker // around every route that uses the store; owned by serve
+	slots *userSlots       // each user's running requests; nil: no bound
 	// degraded lists what was found wrong at start (an unreachable
 	// embedder, say); /healthz shows it.
 	degraded []string
@@ -60,15 +62,15 @@ type server struct {
 	embedderFallback string
 }
 
-func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
+func newServer(cfg config.Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, gate *breaker.Breaker, version string) *server {
 	s := &server{cfg: cfg, log: log.With("component", "http"), store: store,
 		tools: newQueryService(store, cfg), agent: ag,
 		queue: ingest.NewQueue(store), version: version,
-		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log)}
+		live: config.NewLive(cfg, log), gate: gate}
 	if cfg.PerUserInflight > 0 {
 		s.slots = newUserSlots(cfg.PerUserInflight)
 	}
-	s.mcp = newMCPTools(mcpConfig{Tools: s.tools, Agent: ag, Events: s.eventSearchConfig, Gate: s.breaker, Log: log,
+	s.mcp = newMCPTools(mcpConfig{Tools: s.tools, Agent: ag, Events: s.eventSearchConfig, Gate: s.gate, Log: log,
 		Timeout: cfg.RequestTimeout.Duration, Version: version})
 	e := echo.New()
 	e.HideBanner = true
@@ -92,7 +94,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	// Each user's requests run a few at a time (fairShare), so no user's
 	// burst takes the cores from the others.
 	auth := func(next echo.HandlerFunc) echo.HandlerFunc {
-		return s.authenticate(s.fairShare(s.breaker.guard(next)))
+		return s.authenticate(s.fairShare(s.guard(next)))
 	}
 	e.POST("/messages", s.postMessages, auth)
 	e.GET("/messages", toolRoute(s, listParams, (*queryapi.Tools).MessagesList), auth)
@@ -117,7 +119,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 
 // newQueryService is the user-bound query tools over store as cfg sets them
 // up; serve and mcp share it.
-func newQueryService(store *storage.Store, cfg Config) *queryapi.Service {
+func newQueryService(store *storage.Store, cfg config.Config) *queryapi.Service {
 	return queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK)
 }
 
@@ -147,7 +149,7 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
 		}
 		user := req.Header.Get(headerUser)
-		if err := cfg.authorize(token, user); err != nil {
+		if err := authorize(*cfg, token, user); err != nil {
 			return err
 		}
 		c.Set(userKey, user)
@@ -160,11 +162,11 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 // them whose user prefix user starts with. With no keys (loopback only) the
 // user alone is trusted. `serve` checks every request with it and `mcp`
 // (stdio) its -user and -key once at start.
-func (c Config) authorize(token, user string) error {
+func authorize(c config.Config, token, user string) error {
 	if len(c.APIKeys) == 0 {
 		return checkUserID(user)
 	}
-	key, ok := c.findKey(token)
+	key, ok := c.FindKey(token)
 	if !ok {
 		return &apiError{http.StatusUnauthorized, codeUnauthorized, "unknown API key"}
 	}
@@ -175,18 +177,6 @@ func (c Config) authorize(token, user string) error {
 		return errForbidden("this API key may not act for this user")
 	}
 	return nil
-}
-
-// findKey compares token with every key in constant time.
-func (c Config) findKey(token string) (APIKey, bool) {
-	var found APIKey
-	ok := false
-	for _, k := range c.APIKeys {
-		if subtle.ConstantTimeCompare([]byte(token), []byte(k.Key)) == 1 {
-			found, ok = k, true
-		}
-	}
-	return found, ok
 }
 
 func checkUserID(user string) error {
@@ -593,9 +583,9 @@ type healthResponse struct {
 	// Unvectored counts messages that wait for their vector.
 	Unvectored int `json:"unvectored"`
 	// Store is the store circuit breaker's state: closed, open or half-open.
-	Store    string       `json:"store"`
-	Config   reloadStatus `json:"config"`
-	Warnings []string     `json:"warnings"`
+	Store    string              `json:"store"`
+	Config   config.ReloadStatus `json:"config"`
+	Warnings []string            `json:"warnings"`
 }
 
 // healthz reports liveness and every degradation. It answers 200 while the
@@ -604,7 +594,7 @@ func (s *server) healthz(c echo.Context) error {
 	h := healthResponse{
 		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), EmbedderFallback: s.embedderFallback, Pending: -1,
 		Auth: len(s.live.Load().APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
-		Config: s.live.status(), Warnings: slices.Clone(s.degraded),
+		Config: s.live.Status(), Warnings: slices.Clone(s.degraded),
 	}
 	st, err := s.storeStatus(c.Request().Context())
 	switch {
@@ -620,8 +610,8 @@ func (s *server) healthz(c echo.Context) error {
 	case storage.SemanticOff:
 		h.Warnings = append(h.Warnings, "semantic search is off (no vectors for this embedder): lexical search only")
 	}
-	h.Store = s.breaker.State()
-	if h.Store != breakerClosed {
+	h.Store = s.gate.State()
+	if h.Store != breaker.Closed {
 		h.Warnings = append(h.Warnings, fmt.Sprintf("store circuit %s: store routes answer 503 store_unavailable", h.Store))
 	}
 	if h.Config.Error != "" {
@@ -640,12 +630,12 @@ func (s *server) healthz(c echo.Context) error {
 
 // storeStatus reads the store's status while the store's circuit is closed.
 func (s *server) storeStatus(ctx context.Context) (st storage.IndexStatus, err error) {
-	err = s.breaker.check(func() (err error) {
+	err = s.gate.Check(func() (err error) {
 		st, err = s.store.Status(ctx)
 		return err
 	})
-	if errors.Is(err, errCircuit) {
-		return st, fmt.Errorf("store circuit %s", s.breaker.State())
+	if errors.Is(err, breaker.ErrCircuit) {
+		return st, fmt.Errorf("store circuit %s", s.gate.State())
 	}
 	return st, err
 }
@@ -661,13 +651,34 @@ type readyResponse struct {
 // open or half-open, 503 unavailable when the ping fails (which counts
 // towards opening the circuit; a successful ping is no probe).
 func (s *server) readyz(c echo.Context) error {
-	err := s.breaker.check(func() error { return s.store.Ping(c.Request().Context()) })
-	if errors.Is(err, errCircuit) {
-		return s.breaker.refused(c)
+	err := s.gate.Check(func() error { return s.store.Ping(c.Request().Context()) })
+	if errors.Is(err, breaker.ErrCircuit) {
+		return s.refused(c)
 	}
 	if err != nil {
 		s.log.Warn("not ready", "err", err)
 		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "database does not answer"}
 	}
-	return c.JSON(http.StatusOK, readyResponse{Status: "ready", Store: s.breaker.State()})
+	return c.JSON(http.StatusOK, readyResponse{Status: "ready", Store: s.gate.State()})
+}
+
+// refused is the response to a request the store's circuit did not let through.
+func (s *server) refused(c echo.Context) error {
+	c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(s.gate.RetryAfter().Seconds()))))
+	msg := "the store is failing; requests are refused until a probe succeeds"
+	if s.gate.State() == breaker.HalfOpen {
+		msg = "the store is being probed after failures; retry shortly"
+	}
+	return &apiError{http.StatusServiceUnavailable, codeStoreUnavailable, msg}
+}
+
+// guard runs a handler that uses the store through the breaker.
+func (s *server) guard(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		err := breaker.Do(s.gate, func() error { return next(c) })
+		if errors.Is(err, breaker.ErrRefused) {
+			return s.refused(c)
+		}
+		return err
+	}
 }

@@ -23,7 +23,7 @@ func (s *server) contextConfig() queryapi.ContextConfig {
 	if err != nil {
 		loc = time.UTC // validated at load; a zone database that vanished since is not worth a 500
 	}
-	return queryapi.ContextConfig{Events: cfg.Query.events(), Memos: cfg.Query.RecentMemosInjectK,
+	return queryapi.ContextConfig{Events: cfg.Query.Events(), Memos: cfg.Query.RecentMemosInjectK,
 		LineMax: cfg.Query.ContextLineMax, Location: loc}
 }
 

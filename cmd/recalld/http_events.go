@@ -46,7 +46,7 @@ type searchEventsResponse struct {
 
 // eventSearchConfig is the [cognitive.query] knobs in force, read at call time.
 func (s *server) eventSearchConfig() queryapi.EventSearchConfig {
-	return s.live.Load().Cognitive.Query.events()
+	return s.live.Load().Cognitive.Query.Events()
 }
 
 func (s *server) searchEvents(c echo.Context) error {

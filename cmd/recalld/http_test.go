@@ -17,6 +17,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -427,11 +429,11 @@ func TestRoutesMatchSpec(t *testing.T) {
 		}
 	}
 	store := openTestStore(t, t.TempDir())
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
+	ag, err := newAgent(store, discardLogger(), config.LLMConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := newServer(DefaultConfig(), discardLogger(), store, ag, "test")
+	srv := newServer(config.DefaultConfig(), discardLogger(), store, ag, breaker.New(breaker.Settings{}, discardLogger()), "test")
 	var routes []string
 	for _, r := range srv.e.Routes() {
 		if strings.HasPrefix(r.Name, "github.com/labstack/echo") || r.Method == echo.RouteNotFound {

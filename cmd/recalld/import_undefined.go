@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -48,7 +49,7 @@ Flags:
 // importUndefined migrates Undefined's end summaries and queue jobs.
 func (a *app) importUndefined(ctx context.Context, args []string) error {
 	var user, at, tz string
-	cfg, rest, err := loadConfig("import-undefined", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("import-undefined", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "the recalld user to import into (required)")
 		fs.StringVar(&at, "at", "", "RFC 3339 time of records without one (default: the file's modification time)")
 		fs.StringVar(&tz, "tz", "", "time zone of timestamps without an offset (default: [cognitive.historian] timezone)")
@@ -107,7 +108,7 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	}
 	turns, merged := ingest.MergeUndefined(turns)
 
-	log := newLogger(cfg, a.stderr)
+	log := config.NewLogger(cfg, a.stderr)
 	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
 	if err != nil {
 		return err

@@ -18,12 +18,13 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/storage"
 )
 
 // newProcessor is the historian the worker runs: the one of
 // cognitive.historian.mode, unless a test put another in a.processor.
-func (a *app) newProcessor(cfg Config, log *slog.Logger) (ingest.Processor, error) {
+func (a *app) newProcessor(cfg config.Config, log *slog.Logger) (ingest.Processor, error) {
 	if a.processor != nil {
 		return a.processor, nil
 	}
@@ -33,16 +34,16 @@ func (a *app) newProcessor(cfg Config, log *slog.Logger) (ingest.Processor, erro
 		return nil, fmt.Errorf("cognitive.historian.timezone: %w", err)
 	}
 	rules := ingest.HistorianConfig{Location: loc, SourceMax: h.SourceMax}
-	if h.Mode != historianLLM {
-		log.Info("historian", "mode", historianOffline, "timezone", h.TimeZone)
+	if h.Mode != config.HistorianLLM {
+		log.Info("historian", "mode", config.HistorianOffline, "timezone", h.TimeZone)
 		return ingest.NewHistorian(rules), nil
 	}
-	m := cfg.historianModel()
+	m := cfg.HistorianModel()
 	model, err := agent.NewOpenAIModel(cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL), m.APIKey, m.Model, nil)
 	if err != nil {
 		return nil, fmt.Errorf("historian model: %w", err)
 	}
-	log.Info("historian", "mode", historianLLM, "model", m.Model, "base_url", cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL),
+	log.Info("historian", "mode", config.HistorianLLM, "model", m.Model, "base_url", cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL),
 		"rewrite_max_retry", h.RewriteMaxRetry, "timezone", h.TimeZone)
 	return ingest.NewLLMHistorian(model, ingest.LLMHistorianConfig{
 		HistorianConfig: rules,
@@ -57,17 +58,17 @@ func (a *app) newProcessor(cfg Config, log *slog.Logger) (ingest.Processor, erro
 // [cognitive.historian] section, rebuilt when a reload changed it, so that
 // its knobs take effect from the next job without a restart.
 type liveHistorian struct {
-	live  *liveConfig
-	build func(Config) (ingest.Processor, error)
+	live  *config.Live
+	build func(config.Config) (ingest.Processor, error)
 
 	mu   sync.Mutex
-	cfg  CognitiveHistorian // the section proc was built from
+	cfg  config.CognitiveHistorian // the section proc was built from
 	proc ingest.Processor
 }
 
 var _ ingest.Processor = (*liveHistorian)(nil)
 
-func newLiveHistorian(live *liveConfig, build func(Config) (ingest.Processor, error)) (*liveHistorian, error) {
+func newLiveHistorian(live *config.Live, build func(config.Config) (ingest.Processor, error)) (*liveHistorian, error) {
 	h := &liveHistorian{live: live, build: build}
 	if _, err := h.current(); err != nil {
 		return nil, err
@@ -102,8 +103,8 @@ func (h *liveHistorian) Process(ctx context.Context, job ingest.Job) (ingest.Res
 // startWorker runs the historian worker in the background, its store access
 // behind gate (nil: none). stop cancels it and returns once it has finished
 // the job in hand, so that serve can close storage after it.
-func (a *app) startWorker(live *liveConfig, store *storage.Store, gate ingest.Gate, log *slog.Logger) (stop func(), err error) {
-	proc, err := newLiveHistorian(live, func(c Config) (ingest.Processor, error) { return a.newProcessor(c, log) })
+func (a *app) startWorker(live *config.Live, store *storage.Store, gate ingest.Gate, log *slog.Logger) (stop func(), err error) {
+	proc, err := newLiveHistorian(live, func(c config.Config) (ingest.Processor, error) { return a.newProcessor(c, log) })
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func (a *app) jobsCmd(ctx context.Context, args []string) error {
 }
 
 // openQueue opens the job table of cfg's data dir, which must exist.
-func openQueue(ctx context.Context, cfg Config, log *slog.Logger) (*storage.Store, error) {
+func openQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*storage.Store, error) {
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "recalld.db")); err != nil {
 		return nil, fmt.Errorf("no recalld database in %s: %w", cfg.DataDir, err)
 	}
@@ -179,7 +180,7 @@ func (a *app) jobsList(ctx context.Context, args []string) error {
 		f      = storage.JobFilter{Limit: 50}
 		asJSON bool
 	)
-	cfg, rest, err := loadConfig("jobs list", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("jobs list", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&f.State, "state", "", "only jobs in this state")
 		fs.StringVar(&f.UserID, "user", "", "only this user's jobs")
 		fs.IntVar(&f.Limit, "limit", f.Limit, "most jobs to list, newest first")
@@ -191,7 +192,7 @@ func (a *app) jobsList(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: jobs list takes no arguments", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, newLogger(cfg, a.stderr))
+	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -230,14 +231,14 @@ func oneLine(s string, max int) string {
 }
 
 func (a *app) jobsShow(ctx context.Context, args []string) error {
-	cfg, rest, err := loadConfig("jobs show", args, a.getenv, a.stderr)
+	cfg, rest, err := config.Load("jobs show", args, a.getenv, a.stderr)
 	if err != nil {
 		return err
 	}
 	if len(rest) != 1 {
 		return fmt.Errorf("%w: jobs show takes one job id", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, newLogger(cfg, a.stderr))
+	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func (a *app) jobsRetry(ctx context.Context, args []string) error {
 		user      string
 		allFailed bool
 	)
-	cfg, ids, err := loadConfig("jobs retry", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, ids, err := config.Load("jobs retry", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "only this user's jobs")
 		fs.BoolVar(&allFailed, "all-failed", false, "retry every failed job (of -user, if given)")
 	})
@@ -272,7 +273,7 @@ func (a *app) jobsRetry(ctx context.Context, args []string) error {
 	if allFailed == (len(ids) > 0) {
 		return fmt.Errorf("%w: jobs retry takes job ids or -all-failed", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, newLogger(cfg, a.stderr))
+	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -318,15 +319,15 @@ func (a *app) jobsRetry(ctx context.Context, args []string) error {
 }
 
 func (a *app) jobsPurge(ctx context.Context, args []string) error {
-	def := DefaultConfig().Cognitive.Queue
+	def := config.DefaultConfig().Cognitive.Queue
 	var (
 		state     string
-		olderThan = duration{-1}
+		olderThan = config.Duration{Duration: -1}
 		keep      int
 	)
-	cfg, rest, err := loadConfig("jobs purge", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("jobs purge", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&state, "state", storage.JobFailed, "failed or done")
-		fs.Var(durationFlag{&olderThan}, "older-than", fmt.Sprintf("delete jobs last updated longer ago (default failed_max_age, %s)", def.FailedMaxAge))
+		fs.Var(&olderThan, "older-than", fmt.Sprintf("delete jobs last updated longer ago (default failed_max_age, %s)", def.FailedMaxAge))
 		fs.IntVar(&keep, "keep", -1, fmt.Sprintf("keep at most this many, newest first (default failed_max_count, %d)", def.FailedMaxCount))
 	})
 	if err != nil {
@@ -341,7 +342,7 @@ func (a *app) jobsPurge(ctx context.Context, args []string) error {
 	if keep < 0 {
 		keep = cfg.Cognitive.Queue.FailedMaxCount
 	}
-	store, err := openQueue(ctx, cfg, newLogger(cfg, a.stderr))
+	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -163,7 +165,7 @@ func version() string {
 // USE-Lite from cfg.ModelDir; when the files are missing or corrupt it logs
 // why and returns the hashing embedder, with the reason as fallback (shown
 // by /healthz). It never fails for that.
-func newEmbedder(ctx context.Context, cfg EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
+func newEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
 	switch cfg.Kind {
 	case "openai":
 		emb, err = embed.NewOpenAI(ctx, embed.OpenAIConfig{
@@ -194,7 +196,7 @@ func newEmbedder(ctx context.Context, cfg EmbedderConfig, log *slog.Logger) (emb
 
 // newAgent builds the recall agent over store with the embedded recall
 // skill, driven by the configured language model if there is one.
-func newAgent(store *storage.Store, log *slog.Logger, llm LLMConfig) (*agent.Agent, error) {
+func newAgent(store *storage.Store, log *slog.Logger, llm config.LLMConfig) (*agent.Agent, error) {
 	var svc *queryapi.Service
 	if store != nil {
 		svc = queryapi.New(store)
@@ -216,7 +218,7 @@ func newAgent(store *storage.Store, log *slog.Logger, llm LLMConfig) (*agent.Age
 
 // openStore opens the store of cfg with its embedder.
 // fallback is why the configured embedder was replaced by hashing, or "".
-func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bool) (store *storage.Store, fallback string, err error) {
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, allowChange bool) (store *storage.Store, fallback string, err error) {
 	emb, fallback, err := newEmbedder(ctx, cfg.Embedder, log)
 	if err != nil {
 		return nil, "", err
@@ -225,7 +227,7 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, allowChange bo
 	return store, fallback, err
 }
 
-func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, sc storage.Config) (*storage.Store, error) {
+func openStoreWith(ctx context.Context, cfg config.Config, log *slog.Logger, sc storage.Config) (*storage.Store, error) {
 	sc.Dir, sc.Logger, sc.EmbedderRetry = cfg.DataDir, log, cfg.Embedder.Retry.Duration
 	sc.ProfileRevisionKeep = cfg.Cognitive.Profile.RevisionKeep
 	sc.CacheBytes, sc.MmapBytes = storageMemory(cfg)
@@ -237,7 +239,7 @@ func openStoreWith(ctx context.Context, cfg Config, log *slog.Logger, sc storage
 }
 
 // storageMemory is the storage.Config CacheBytes and MmapBytes of cfg.
-func storageMemory(cfg Config) (cache, mmap int64) {
+func storageMemory(cfg config.Config) (cache, mmap int64) {
 	mmap = cfg.SQLiteMmapMB << 20
 	if mmap == 0 {
 		mmap = -1 // storage: none
@@ -251,7 +253,7 @@ func storageMemory(cfg Config) (cache, mmap int64) {
 // used (semantic search resumes once the embedder answers), and without one
 // the store opens lexical-only. degraded says what happened, "" when nothing
 // did; for a USE-Lite model that did not load it is the fallback to hashing.
-func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *storage.Store, degraded string, err error) {
+func openServeStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store *storage.Store, degraded string, err error) {
 	emb, fallback, err := newEmbedder(ctx, cfg.Embedder, log)
 	if err == nil || cfg.Embedder.Kind != "openai" || ctx.Err() != nil {
 		if err != nil {
@@ -294,18 +296,18 @@ func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *s
 }
 
 func (a *app) serve(ctx context.Context, args []string) error {
-	cfg, rest, err := loadConfig("serve", args, a.getenv, a.stderr)
+	cfg, rest, err := config.Load("serve", args, a.getenv, a.stderr)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: serve takes no arguments, got %q", errUsage, rest)
 	}
-	log := newLogger(cfg, a.stderr)
-	if err := checkListenAuth(cfg.APIKeys, cfg.Addr); err != nil {
+	log := config.NewLogger(cfg, a.stderr)
+	if err := config.CheckListenAuth(cfg.APIKeys, cfg.Addr); err != nil {
 		return err
 	}
-	log.Info("starting", "version", version(), "config", cfg.redacted())
+	log.Info("starting", "version", version(), "config", cfg.Redacted())
 	store, degraded, err := openServeStore(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -314,7 +316,9 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}
-	srv := newServer(cfg, log, store, ag, version())
+	gate := breaker.New(breaker.Settings{Failures: cfg.Breaker.Failures, OpenTimeout: cfg.Breaker.OpenTimeout.Duration,
+		HalfOpenRequests: cfg.Breaker.HalfOpenRequests}, log)
+	srv := newServer(cfg, log, store, ag, gate, version())
 	if degraded != "" {
 		srv.degraded = append(srv.degraded, degraded)
 	}
@@ -340,7 +344,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
 	}
-	stopWorker, err := a.startWorker(srv.live, store, srv.breaker, log)
+	stopWorker, err := a.startWorker(srv.live, store, gate, log)
 	if err != nil {
 		return errors.Join(err, ln.Close(), store.Close())
 	}
@@ -352,8 +356,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		srv.live.watch(wctx, configPath(args, a.getenv), func() (Config, error) {
-			c, _, err := loadConfig("serve", args, a.getenv, io.Discard)
+		srv.live.Watch(wctx, config.Path(args, a.getenv), func() (config.Config, error) {
+			c, _, err := config.Load("serve", args, a.getenv, io.Discard)
 			return c, err
 		}, hup)
 	}()

@@ -21,6 +21,8 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -152,13 +154,13 @@ func mcpTool[In, Out any](m *mcpTools, name, desc string, ann *mcp.ToolAnnotatio
 				defer cancel()
 			}
 			var res Out
-			err := gated(m.Gate, func() (err error) {
+			err := breaker.Do(m.Gate, func() (err error) {
 				res, err = fn(ctx, q, in)
 				return err
 			})
 			switch {
-			case errors.Is(err, errStoreRefused):
-				return nil, res, err
+			case errors.Is(err, breaker.ErrRefused):
+				return nil, res, errStoreRefused
 			case err != nil:
 				var none Out
 				return nil, none, m.toolError(name, err)
@@ -170,28 +172,6 @@ func mcpTool[In, Out any](m *mcpTools, name, desc string, ann *mcp.ToolAnnotatio
 
 // errStoreRefused is a tool call the store's circuit breaker did not let through.
 var errStoreRefused = errors.New(codeStoreUnavailable + ": the store is failing; calls are refused until a probe succeeds, retry shortly")
-
-// gated runs fn through the store's circuit breaker gate, if any, as the
-// routes' guard does: refused while the circuit is open, outcome reported.
-func gated(gate ingest.Gate, fn func() error) error {
-	if gate == nil {
-		return fn()
-	}
-	done, err := gate.Allow()
-	if err != nil {
-		return errStoreRefused
-	}
-	finished := false
-	defer func() {
-		if !finished {
-			done(errHandlerPanicked) // a half-open probe must not stay taken
-		}
-	}()
-	err = fn()
-	finished = true
-	done(err)
-	return err
-}
 
 // mustSchema converts a schema map to the SDK's type once, so that the
 // SDK's cache finds it by pointer on every server built afterwards.
@@ -366,7 +346,7 @@ func codeForStatus(status int) string {
 // mcpCmd serves the MCP tools on stdin/stdout for the one user named at start.
 func (a *app) mcpCmd(ctx context.Context, args []string) error {
 	var user, key string
-	cfg, rest, err := loadConfig("mcp", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("mcp", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", a.getenv("RECALLD_MCP_USER"), "the user every tool acts for (env RECALLD_MCP_USER; required)")
 		fs.StringVar(&key, "key", a.getenv("RECALLD_MCP_KEY"), "an API key that may act for -user; required when api_keys are configured (env RECALLD_MCP_KEY)")
 	})
@@ -379,14 +359,14 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 	if user == "" {
 		return fmt.Errorf("%w: mcp needs -user (or RECALLD_MCP_USER)", errUsage)
 	}
-	if err := cfg.authorize(key, user); err != nil {
+	if err := authorize(cfg, key, user); err != nil {
 		var ae *apiError
 		if errors.As(err, &ae) {
 			return fmt.Errorf("mcp -user %q: %s", user, ae.Message)
 		}
 		return err
 	}
-	log := newLogger(cfg, a.stderr)
+	log := config.NewLogger(cfg, a.stderr)
 	store, _, err := openStore(ctx, cfg, log, false)
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%w: stop the recalld that holds %s, or point the MCP client at its POST /mcp", err, cfg.DataDir)
@@ -398,7 +378,7 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}
-	events := func() queryapi.EventSearchConfig { return cfg.Cognitive.Query.events() }
+	events := func() queryapi.EventSearchConfig { return cfg.Cognitive.Query.Events() }
 	srv, err := newMCPTools(mcpConfig{Tools: newQueryService(store, cfg), Agent: ag, Events: events, Log: log,
 		Timeout: cfg.RequestTimeout.Duration, Version: version()}).server(user)
 	if err != nil {

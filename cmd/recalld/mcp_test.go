@@ -17,6 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -526,7 +528,7 @@ func TestMCPStdioBinding(t *testing.T) {
 // user's server to another; the cache stays bounded.
 func TestMCPBoundServers(t *testing.T) {
 	store := openTestStore(t, t.TempDir())
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
+	ag, err := newAgent(store, discardLogger(), config.LLMConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -579,7 +581,7 @@ func TestMCPStoreGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
+	ag, err := newAgent(store, discardLogger(), config.LLMConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -619,7 +621,7 @@ func TestMCPStoreGate(t *testing.T) {
 	}
 	gate.mu.Lock()
 	defer gate.mu.Unlock()
-	if len(gate.outcomes) != 3 || gate.outcomes[0] != nil || !errors.Is(gate.outcomes[1], storage.ErrNotFound) || !storeFailure(gate.outcomes[2]) {
+	if len(gate.outcomes) != 3 || gate.outcomes[0] != nil || !errors.Is(gate.outcomes[1], storage.ErrNotFound) || !breaker.StoreFailure(gate.outcomes[2]) {
 		t.Fatalf("outcomes %v", gate.outcomes)
 	}
 }
@@ -632,7 +634,7 @@ func BenchmarkMCPServer(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
+	ag, err := newAgent(store, discardLogger(), config.LLMConfig{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -133,7 +134,7 @@ func exportName(id string) string {
 
 func (a *app) profilesExport(ctx context.Context, args []string) error {
 	var user, out, typ string
-	cfg, rest, err := loadConfig("profiles export", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("profiles export", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "the memory owner whose profiles to export (required)")
 		fs.StringVar(&out, "out", "profiles", "directory to write to")
 		fs.StringVar(&typ, "type", "", "only user or only group profiles")
@@ -144,7 +145,7 @@ func (a *app) profilesExport(ctx context.Context, args []string) error {
 	if user == "" || len(rest) > 0 {
 		return fmt.Errorf("%w: profiles export takes -user U and no arguments", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, newLogger(cfg, a.stderr))
+	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -173,7 +174,7 @@ func (a *app) profilesExport(ctx context.Context, args []string) error {
 // profileOne runs show, revisions or restore on one profile.
 func (a *app) profileOne(ctx context.Context, sub string, args []string) error {
 	var user string
-	cfg, rest, err := loadConfig("profiles "+sub, args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("profiles "+sub, args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "the memory owner (required)")
 	})
 	if err != nil {
@@ -187,7 +188,7 @@ func (a *app) profileOne(ctx context.Context, sub string, args []string) error {
 		return fmt.Errorf("%w: profiles %s takes -user U, TYPE and ID%s", errUsage, sub, map[bool]string{true: " and REVISION"}[want == 3])
 	}
 	typ, id := rest[0], rest[1]
-	store, err := openQueue(ctx, cfg, newLogger(cfg, a.stderr))
+	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
