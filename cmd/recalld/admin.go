@@ -15,6 +15,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -50,8 +51,8 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: import takes one FILE (or - for stdin)", errUsage)
 	}
 	if user != "" {
-		if err := checkUserID(user); err != nil {
-			return fmt.Errorf("-user: %s", err.(*apiError).Message)
+		if err := httpapi.CheckUserID(user); err != nil {
+			return fmt.Errorf("-user: %s", err.(*httpapi.Error).Message)
 		}
 	}
 	var (
@@ -126,14 +127,14 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 }
 
 func parseImportLine(b []byte, defaultUser string, line int) (storage.Message, string, error) {
-	var in messageIn
+	var in httpapi.MessageIn
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: malformed JSON: %s", line, jsonErrorText(err))
+		return storage.Message{}, "", fmt.Errorf("line %d: malformed JSON: %s", line, httpapi.JSONErrorText(err))
 	}
-	if err := checkUnicode(b); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*apiError).Message)
+	if err := httpapi.CheckUnicode(b); err != nil {
+		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*httpapi.Error).Message)
 	}
 	u := in.UserID
 	if u == "" {
@@ -142,12 +143,12 @@ func parseImportLine(b []byte, defaultUser string, line int) (storage.Message, s
 	if u == "" {
 		return storage.Message{}, "", fmt.Errorf("line %d: user_id is missing and no -user was given", line)
 	}
-	if err := checkUserID(u); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: user_id: %s", line, err.(*apiError).Message)
+	if err := httpapi.CheckUserID(u); err != nil {
+		return storage.Message{}, "", fmt.Errorf("line %d: user_id: %s", line, err.(*httpapi.Error).Message)
 	}
-	m, err := in.message(0)
+	m, err := in.Message(0)
 	if err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*apiError).Message)
+		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*httpapi.Error).Message)
 	}
 	return m, u, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -78,7 +79,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	restore := diskFull(t)
 	for i := range 3 {
 		status, body := post()
-		if status != http.StatusInternalServerError || errorCode(t, body) != codeInternal {
+		if status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
 			t.Fatalf("write %d on a full disk: %d %s", i, status, body)
 		}
 	}
@@ -86,7 +87,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	refused := func(method, path string, body any) {
 		t.Helper()
 		status, b := u.raw(method, path, body)
-		if status != http.StatusServiceUnavailable || errorCode(t, b) != codeStoreUnavailable {
+		if status != http.StatusServiceUnavailable || errorCode(t, b) != httpapi.CodeStoreUnavailable {
 			t.Fatalf("%s %s with the circuit open: %d %s", method, path, status, b)
 		}
 	}
@@ -123,7 +124,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	if status, body := post(); status != 200 {
 		t.Fatalf("probe with room on the disk: %d %s", status, body)
 	}
-	var ready readyResponse
+	var ready httpapi.ReadyResponse
 	ts.as("").do("GET", "/readyz", nil, 200, &ready)
 	if ready.Store != breaker.Closed {
 		t.Fatalf("/readyz after recovery: %+v", ready)
@@ -166,7 +167,7 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	ok := 0
 	for i := range calls {
 		for range 3 {
-			if status, body := bad.raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != codeInternal {
+			if status, body := bad.raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
 				t.Fatalf("bad user's call %d: %d %s", i, status, body)
 			}
 			if status, body := bad.raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status != http.StatusInternalServerError {
@@ -202,7 +203,7 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	if h := ts.health(); h.Store != breaker.Open {
 		t.Fatalf("a full disk left the store circuit %s", h.Store)
 	}
-	if status, body := bad.raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != codeStoreUnavailable {
+	if status, body := bad.raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeStoreUnavailable {
 		t.Fatalf("with the circuit open: %d %s", status, body)
 	}
 }

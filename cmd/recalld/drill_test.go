@@ -26,6 +26,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // drillLong reports whether the drills run at full length (RECALLD_DRILL=long).
@@ -97,7 +99,7 @@ func (c drillClient) send(ctx context.Context, method, path string, body any, hd
 		req.Header.Set("Accept", "application/json, text/event-stream")
 	}
 	if c.user != "" {
-		req.Header.Set(headerUser, c.user)
+		req.Header.Set(httpapi.HeaderUser, c.user)
 	}
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -68,8 +69,8 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	if user == "" {
 		return fmt.Errorf("%w: -user is required", errUsage)
 	}
-	if err := checkUserID(user); err != nil {
-		return fmt.Errorf("-user: %s", err.(*apiError).Message)
+	if err := httpapi.CheckUserID(user); err != nil {
+		return fmt.Errorf("-user: %s", err.(*httpapi.Error).Message)
 	}
 	var defaultAt time.Time
 	if at != "" {

@@ -23,6 +23,8 @@ import (
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/breaker"
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/mcpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -194,6 +196,12 @@ func newEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 	}
 }
 
+// newQueryService is the user-bound query tools over store as cfg sets them
+// up; serve and mcp share it.
+func newQueryService(store *storage.Store, cfg config.Config) *queryapi.Service {
+	return queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK)
+}
+
 // newAgent builds the recall agent over store with the embedded recall
 // skill, driven by the configured language model if there is one.
 func newAgent(store *storage.Store, log *slog.Logger, llm config.LLMConfig) (*agent.Agent, error) {
@@ -318,15 +326,21 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	}
 	gate := breaker.New(breaker.Settings{Failures: cfg.Breaker.Failures, OpenTimeout: cfg.Breaker.OpenTimeout.Duration,
 		HalfOpenRequests: cfg.Breaker.HalfOpenRequests}, log)
-	srv := newServer(cfg, log, store, ag, gate, version())
+	live := config.NewLive(cfg, log)
+	tools := newQueryService(store, cfg)
+	hc := httpapi.Config{Config: cfg, Live: live, Gate: gate, Log: log, Store: store, Tools: tools, Agent: ag,
+		MCP: mcpapi.New(mcpapi.Config{Tools: tools, Agent: ag, Gate: gate, Log: log, Timeout: cfg.RequestTimeout.Duration, Version: version(),
+			Events: func() queryapi.EventSearchConfig { return live.Load().Cognitive.Query.Events() }}),
+		Version: version()}
 	if degraded != "" {
-		srv.degraded = append(srv.degraded, degraded)
+		hc.Degraded = []string{degraded}
 	}
 	if cfg.Embedder.Kind == "use" {
-		srv.embedderFallback = degraded
+		hc.EmbedderFallback = degraded
 	}
+	srv := httpapi.New(hc)
 	hs := &http.Server{
-		Handler:           srv.e,
+		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       cfg.ReadTimeout.Duration,
 		WriteTimeout:      cfg.WriteTimeout.Duration,
@@ -344,7 +358,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
 	}
-	stopWorker, err := a.startWorker(srv.live, store, gate, log)
+	stopWorker, err := a.startWorker(live, store, gate, log)
 	if err != nil {
 		return errors.Join(err, ln.Close(), store.Close())
 	}
@@ -356,7 +370,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		srv.live.Watch(wctx, config.Path(args, a.getenv), func() (config.Config, error) {
+		live.Watch(wctx, config.Path(args, a.getenv), func() (config.Config, error) {
 			c, _, err := config.Load("serve", args, a.getenv, io.Discard)
 			return c, err
 		}, hup)

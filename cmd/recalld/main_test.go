@@ -21,6 +21,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // testServer is recalld serve running in-process on 127.0.0.1:0.
@@ -173,7 +175,7 @@ func (c *client) raw(method, path string, body any, hdr ...string) (int, []byte)
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if c.user != "" {
-		req.Header.Set(headerUser, c.user)
+		req.Header.Set(httpapi.HeaderUser, c.user)
 	}
 	if c.key != "" {
 		req.Header.Set("Authorization", "Bearer "+c.key)
@@ -281,7 +283,7 @@ func validateResponse(base string, req *http.Request, status int, hdr http.Heade
 		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
 			return fmt.Errorf("route not in spec but answered %d", status)
 		}
-		var e errorBody
+		var e httpapi.ErrorBody
 		if json.Unmarshal(body, &e) != nil || e.Error.Code == "" {
 			return fmt.Errorf("404/405 without the error body")
 		}

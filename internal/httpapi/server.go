@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"bytes"
@@ -31,23 +31,46 @@ import (
 	"github.com/recalld/recalld/storage"
 )
 
-// Headers of the trust model.
+// HeaderUser names the user a request acts for (the trust model); maxUserIDLen bounds it.
 const (
-	headerUser   = "X-Recall-User"
+	HeaderUser   = "X-Recall-User"
 	maxUserIDLen = 256
 	userKey      = "recalld.user"
 )
 
-// server holds what the HTTP handlers need. Handlers only decode, call and encode.
-type server struct {
-	// cfg is the configuration the server started with. Reloadable
-	// sections ([cognitive.historian], ...) are read per call from live.
-	cfg   config.Config
-	live  *config.Live
-	gate  *breaker.Breaker // around every route that uses the store; owned by serve
-	slots *userSlots       // each user's running requests; nil: no bound
-	// degraded lists what was found wrong at start (an unreachable
+// Config is what the HTTP API runs on. The serve command builds each part
+// and closes them after the server has stopped.
+type Config struct {
+	// Config is the configuration the server started with. Reloadable
+	// sections ([cognitive.historian], ...) are read per call from Live.
+	Config config.Config
+	Live   *config.Live
+	// Gate is the store's circuit breaker, around every route that uses the
+	// store; the worker and the MCP tools share it.
+	Gate  *breaker.Breaker
+	Log   *slog.Logger
+	Store *storage.Store
+	// Tools are the user-bound query tools over Store.
+	Tools *queryapi.Service
+	Agent *agent.Agent
+	// MCP serves POST /mcp.
+	MCP MCP
+	// Version is what /healthz shows.
+	Version string
+	// Degraded lists what was found wrong at start (an unreachable
 	// embedder, say); /healthz shows it.
+	Degraded []string
+	// EmbedderFallback is why the configured embedder could not be used
+	// (the hashing embedder serves instead), or "".
+	EmbedderFallback string
+}
+
+// Server holds what the HTTP handlers need. Handlers only decode, call and encode.
+type Server struct {
+	cfg      config.Config
+	live     *config.Live
+	gate     *breaker.Breaker
+	slots    *userSlots // each user's running requests; nil: no bound
 	degraded []string
 	log      *slog.Logger
 	store    *storage.Store
@@ -55,23 +78,21 @@ type server struct {
 	agent    *agent.Agent
 	queue    *ingest.Queue
 	version  string
-	mcp      *mcpTools
+	mcp      MCP
 	e        *echo.Echo
-	// embedderFallback is why the configured embedder could not be used
-	// (the hashing embedder serves instead), or "".
+
 	embedderFallback string
 }
 
-func newServer(cfg config.Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, gate *breaker.Breaker, version string) *server {
-	s := &server{cfg: cfg, log: log.With("component", "http"), store: store,
-		tools: newQueryService(store, cfg), agent: ag,
-		queue: ingest.NewQueue(store), version: version,
-		live: config.NewLive(cfg, log), gate: gate}
+// New builds the routes of the HTTP API over c.
+func New(c Config) *Server {
+	cfg := c.Config
+	s := &Server{cfg: cfg, live: c.Live, gate: c.Gate, degraded: c.Degraded, log: c.Log.With("component", "http"),
+		store: c.Store, tools: c.Tools, agent: c.Agent, queue: ingest.NewQueue(c.Store), version: c.Version,
+		mcp: c.MCP, embedderFallback: c.EmbedderFallback}
 	if cfg.PerUserInflight > 0 {
 		s.slots = newUserSlots(cfg.PerUserInflight)
 	}
-	s.mcp = newMCPTools(mcpConfig{Tools: s.tools, Agent: ag, Events: s.eventSearchConfig, Gate: s.gate, Log: log,
-		Timeout: cfg.RequestTimeout.Duration, Version: version})
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
@@ -117,14 +138,14 @@ func newServer(cfg config.Config, log *slog.Logger, store *storage.Store, ag *ag
 	return s
 }
 
-// newQueryService is the user-bound query tools over store as cfg sets them
-// up; serve and mcp share it.
-func newQueryService(store *storage.Store, cfg config.Config) *queryapi.Service {
-	return queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK)
-}
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.e.ServeHTTP(w, r) }
+
+// Routes lists the routes as echo registered them.
+func (s *Server) Routes() []*echo.Route { return s.e.Routes() }
 
 // timeout bounds every request's context by RequestTimeout.
-func (s *server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if s.cfg.RequestTimeout.Duration <= 0 {
 			return next(c)
@@ -140,16 +161,16 @@ func (s *server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 // header, accepted only with an API key of the live config (keys reload
 // without a restart) whose prefix (if any) the user id matches. With no keys
 // configured (loopback only) the header alone is trusted.
-func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		cfg := s.live.Load()
 		req := c.Request()
 		token, hasToken := strings.CutPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ")
 		if len(cfg.APIKeys) > 0 && (!hasToken || token == "") {
-			return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
+			return &Error{http.StatusUnauthorized, CodeUnauthorized, "missing bearer API key"}
 		}
-		user := req.Header.Get(headerUser)
-		if err := authorize(*cfg, token, user); err != nil {
+		user := req.Header.Get(HeaderUser)
+		if err := Authorize(*cfg, token, user); err != nil {
 			return err
 		}
 		c.Set(userKey, user)
@@ -157,20 +178,20 @@ func (s *server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// authorize checks that a caller presenting token may act for user: user
+// Authorize checks that a caller presenting token may act for user: user
 // must be a well-formed id and, when API keys are configured, token one of
 // them whose user prefix user starts with. With no keys (loopback only) the
 // user alone is trusted. `serve` checks every request with it and `mcp`
 // (stdio) its -user and -key once at start.
-func authorize(c config.Config, token, user string) error {
+func Authorize(c config.Config, token, user string) error {
 	if len(c.APIKeys) == 0 {
-		return checkUserID(user)
+		return CheckUserID(user)
 	}
 	key, ok := c.FindKey(token)
 	if !ok {
-		return &apiError{http.StatusUnauthorized, codeUnauthorized, "unknown API key"}
+		return &Error{http.StatusUnauthorized, CodeUnauthorized, "unknown API key"}
 	}
-	if err := checkUserID(user); err != nil {
+	if err := CheckUserID(user); err != nil {
 		return err
 	}
 	if !strings.HasPrefix(user, key.UserPrefix) {
@@ -179,34 +200,34 @@ func authorize(c config.Config, token, user string) error {
 	return nil
 }
 
-func checkUserID(user string) error {
+func CheckUserID(user string) error {
 	switch {
 	case user == "":
-		return errBadRequest("missing " + headerUser + " header")
+		return errBadRequest("missing " + HeaderUser + " header")
 	case len(user) > maxUserIDLen:
-		return errBadRequest(fmt.Sprintf("%s is longer than %d bytes", headerUser, maxUserIDLen))
+		return errBadRequest(fmt.Sprintf("%s is longer than %d bytes", HeaderUser, maxUserIDLen))
 	case !utf8.ValidString(user) || strings.IndexFunc(user, unicode.IsControl) >= 0 || strings.TrimSpace(user) != user:
-		return errBadRequest(headerUser + " must be printable UTF-8 without surrounding spaces")
+		return errBadRequest(HeaderUser + " must be printable UTF-8 without surrounding spaces")
 	}
 	return nil
 }
 
 func userOf(c echo.Context) string { return c.Get(userKey).(string) }
 
-func (s *server) bind(c echo.Context) (*queryapi.Tools, error) {
+func (s *Server) bind(c echo.Context) (*queryapi.Tools, error) {
 	return s.tools.Bind(userOf(c))
 }
 
 // decodeJSON reads the request body as JSON into dst: one object (not
 // null), no unknown fields, nothing after it, valid Unicode throughout, with
 // the required fields present and no number below its minimum (see
-// checkPresence). Every route with a JSON body reads it here.
+// CheckPresence). Every route with a JSON body reads it here.
 func decodeJSON(c echo.Context, dst any) error {
 	req := c.Request()
 	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != echo.MIMEApplicationJSON {
-			return &apiError{http.StatusUnsupportedMediaType, codeUnsupportedMedia, "send the body as application/json"}
+			return &Error{http.StatusUnsupportedMediaType, CodeUnsupportedMedia, "send the body as application/json"}
 		}
 	}
 	body, err := io.ReadAll(req.Body)
@@ -214,7 +235,7 @@ func decodeJSON(c echo.Context, dst any) error {
 		var he *echo.HTTPError
 		var mbe *http.MaxBytesError
 		if errors.As(err, &he) || errors.As(err, &mbe) {
-			return &apiError{http.StatusRequestEntityTooLarge, codeTooLarge, "request body is too large"}
+			return &Error{http.StatusRequestEntityTooLarge, CodeTooLarge, "request body is too large"}
 		}
 		return errBadRequest("read body: " + err.Error())
 	}
@@ -225,7 +246,7 @@ func decodeJSON(c echo.Context, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		return errBadRequest("malformed JSON: " + jsonErrorText(err))
+		return errBadRequest("malformed JSON: " + JSONErrorText(err))
 	}
 	if dec.More() {
 		return errBadRequest("malformed JSON: data after the object")
@@ -234,13 +255,13 @@ func decodeJSON(c echo.Context, dst any) error {
 		// null decodes into a struct as nothing at all.
 		return errBadRequest("the body must be a JSON object")
 	}
-	if err := checkUnicode(body); err != nil {
+	if err := CheckUnicode(body); err != nil {
 		return err
 	}
-	return checkPresence(body, reflect.ValueOf(dst), "")
+	return CheckPresence(body, reflect.ValueOf(dst), "")
 }
 
-func jsonErrorText(err error) string {
+func JSONErrorText(err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
@@ -257,8 +278,8 @@ func jsonErrorText(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-// messageIn is a message as POST /messages and `recalld import` accept it.
-type messageIn struct {
+// MessageIn is a message as POST /messages and `recalld import` accept it.
+type MessageIn struct {
 	ID             string          `json:"id"`
 	UserID         string          `json:"user_id"`
 	ConversationID string          `json:"conversation_id"`
@@ -272,7 +293,7 @@ type messageIn struct {
 }
 
 // message checks m and returns it as a storage.Message; i numbers it in errors.
-func (m messageIn) message(i int) (storage.Message, error) {
+func (m MessageIn) Message(i int) (storage.Message, error) {
 	if strings.TrimSpace(m.Content) == "" {
 		return storage.Message{}, errInvalid(fmt.Sprintf("messages[%d]: content is empty", i))
 	}
@@ -295,16 +316,16 @@ func (m messageIn) message(i int) (storage.Message, error) {
 }
 
 type postMessagesRequest struct {
-	Messages []messageIn `json:"messages"`
+	Messages []MessageIn `json:"messages"`
 }
 
-type postMessagesResponse struct {
+type PostMessagesResponse struct {
 	Inserted   int      `json:"inserted"`
 	Duplicates int      `json:"duplicates"`
 	IDs        []string `json:"ids"`
 }
 
-func (s *server) postMessages(c echo.Context) error {
+func (s *Server) postMessages(c echo.Context) error {
 	var req postMessagesRequest
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -323,7 +344,7 @@ func (s *server) postMessages(c echo.Context) error {
 		if in.UserID != "" && in.UserID != user {
 			return errForbidden(fmt.Sprintf("messages[%d]: user_id differs from the request's user", i))
 		}
-		m, err := in.message(i)
+		m, err := in.Message(i)
 		if err != nil {
 			return err
 		}
@@ -333,7 +354,7 @@ func (s *server) postMessages(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	out := postMessagesResponse{Inserted: res.Inserted, Duplicates: res.Duplicate, IDs: make([]string, len(msgs))}
+	out := PostMessagesResponse{Inserted: res.Inserted, Duplicates: res.Duplicate, IDs: make([]string, len(msgs))}
 	for i, m := range msgs {
 		out.IDs[i] = m.ID
 	}
@@ -375,7 +396,7 @@ func intParam(p map[string]string, name string) (int, error) {
 // toolRoute answers a route with one call of a tool bound to the caller:
 // read turns the request into the call's parameters (query, path and body,
 // each checked before the store is touched), and the result is the 200 body.
-func toolRoute[P, R any](s *server, read func(echo.Context) (P, error), call func(*queryapi.Tools, context.Context, P) (R, error)) echo.HandlerFunc {
+func toolRoute[P, R any](s *Server, read func(echo.Context) (P, error), call func(*queryapi.Tools, context.Context, P) (R, error)) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		p, err := read(c)
 		if err != nil {
@@ -435,7 +456,7 @@ func pathID(c echo.Context) (string, error) {
 	return id, nil
 }
 
-func (s *server) neighbors(c echo.Context) error {
+func (s *Server) neighbors(c echo.Context) error {
 	p, err := queryParams(c, "before", "after")
 	if err != nil {
 		return err
@@ -469,11 +490,11 @@ func (s *server) neighbors(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-type deleteResponse struct {
+type DeleteResponse struct {
 	Deleted int `json:"deleted"`
 }
 
-func (s *server) deleteMessage(c echo.Context) error {
+func (s *Server) deleteMessage(c echo.Context) error {
 	if _, err := queryParams(c); err != nil {
 		return err
 	}
@@ -484,10 +505,10 @@ func (s *server) deleteMessage(c echo.Context) error {
 	if err := s.store.Delete(c.Request().Context(), userOf(c), id); err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, deleteResponse{Deleted: 1})
+	return c.JSON(http.StatusOK, DeleteResponse{Deleted: 1})
 }
 
-func (s *server) forgetUser(c echo.Context) error {
+func (s *Server) forgetUser(c echo.Context) error {
 	if _, err := queryParams(c); err != nil {
 		return err
 	}
@@ -496,10 +517,10 @@ func (s *server) forgetUser(c echo.Context) error {
 		return err
 	}
 	s.log.Info("user forgotten", "messages", n)
-	return c.JSON(http.StatusOK, deleteResponse{Deleted: n})
+	return c.JSON(http.StatusOK, DeleteResponse{Deleted: n})
 }
 
-func (s *server) recall(c echo.Context) error {
+func (s *Server) recall(c echo.Context) error {
 	var req agent.Request
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -513,7 +534,7 @@ func (s *server) recall(c echo.Context) error {
 
 // endTurn queues the ended turn for the historian: 202 once the job is
 // durable, 200 when the turn had nothing to queue.
-func (s *server) endTurn(c echo.Context) error {
+func (s *Server) endTurn(c echo.Context) error {
 	t, err := jsonBody[ingest.TurnEnd](c)
 	if err != nil {
 		return err
@@ -534,12 +555,12 @@ const (
 	maxJobList     = 500
 )
 
-type jobsResponse struct {
+type JobsResponse struct {
 	Jobs []storage.Job `json:"jobs"`
 }
 
 // listJobs lists the caller's jobs, newest first.
-func (s *server) listJobs(c echo.Context) error {
+func (s *Server) listJobs(c echo.Context) error {
 	p, err := queryParams(c, "state", "limit")
 	if err != nil {
 		return err
@@ -562,10 +583,10 @@ func (s *server) listJobs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, jobsResponse{Jobs: jobs})
+	return c.JSON(http.StatusOK, JobsResponse{Jobs: jobs})
 }
 
-type healthResponse struct {
+type HealthResponse struct {
 	// Status is ok, or degraded when Warnings says what is wrong.
 	Status   string `json:"status"`
 	Version  string `json:"version"`
@@ -590,8 +611,8 @@ type healthResponse struct {
 
 // healthz reports liveness and every degradation. It answers 200 while the
 // process runs, also when the store or the embedder fails.
-func (s *server) healthz(c echo.Context) error {
-	h := healthResponse{
+func (s *Server) healthz(c echo.Context) error {
+	h := HealthResponse{
 		Status: "ok", Version: s.version, Embedder: s.store.EmbedderName(), EmbedderFallback: s.embedderFallback, Pending: -1,
 		Auth: len(s.live.Load().APIKeys) > 0, Brain: s.agent.Brain(), Semantic: storage.SemanticOK,
 		Config: s.live.Status(), Warnings: slices.Clone(s.degraded),
@@ -629,7 +650,7 @@ func (s *server) healthz(c echo.Context) error {
 }
 
 // storeStatus reads the store's status while the store's circuit is closed.
-func (s *server) storeStatus(ctx context.Context) (st storage.IndexStatus, err error) {
+func (s *Server) storeStatus(ctx context.Context) (st storage.IndexStatus, err error) {
 	err = s.gate.Check(func() (err error) {
 		st, err = s.store.Status(ctx)
 		return err
@@ -640,7 +661,7 @@ func (s *server) storeStatus(ctx context.Context) (st storage.IndexStatus, err e
 	return st, err
 }
 
-type readyResponse struct {
+type ReadyResponse struct {
 	Status string `json:"status"`
 	// Store is the store circuit breaker's state after the check.
 	Store string `json:"store"`
@@ -650,30 +671,30 @@ type readyResponse struct {
 // answers; 503 store_unavailable (with Retry-After) while the circuit is
 // open or half-open, 503 unavailable when the ping fails (which counts
 // towards opening the circuit; a successful ping is no probe).
-func (s *server) readyz(c echo.Context) error {
+func (s *Server) readyz(c echo.Context) error {
 	err := s.gate.Check(func() error { return s.store.Ping(c.Request().Context()) })
 	if errors.Is(err, breaker.ErrCircuit) {
 		return s.refused(c)
 	}
 	if err != nil {
 		s.log.Warn("not ready", "err", err)
-		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "database does not answer"}
+		return &Error{http.StatusServiceUnavailable, CodeUnavailable, "database does not answer"}
 	}
-	return c.JSON(http.StatusOK, readyResponse{Status: "ready", Store: s.gate.State()})
+	return c.JSON(http.StatusOK, ReadyResponse{Status: "ready", Store: s.gate.State()})
 }
 
 // refused is the response to a request the store's circuit did not let through.
-func (s *server) refused(c echo.Context) error {
+func (s *Server) refused(c echo.Context) error {
 	c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(s.gate.RetryAfter().Seconds()))))
 	msg := "the store is failing; requests are refused until a probe succeeds"
 	if s.gate.State() == breaker.HalfOpen {
 		msg = "the store is being probed after failures; retry shortly"
 	}
-	return &apiError{http.StatusServiceUnavailable, codeStoreUnavailable, msg}
+	return &Error{http.StatusServiceUnavailable, CodeStoreUnavailable, msg}
 }
 
 // guard runs a handler that uses the store through the breaker.
-func (s *server) guard(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		err := breaker.Do(s.gate, func() error { return next(c) })
 		if errors.Is(err, breaker.ErrRefused) {

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"net/http"
@@ -10,14 +10,14 @@ import (
 )
 
 // registerContextRoutes adds POST /context, what a bot injects every turn.
-func (s *server) registerContextRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *Server) registerContextRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
 	e.POST("/context", s.turnContext, auth)
 }
 
 // contextConfig is the live [cognitive.query] and [cognitive.historian]
 // knobs of context injection, read per request so that a reload applies to
 // the next one.
-func (s *server) contextConfig() queryapi.ContextConfig {
+func (s *Server) contextConfig() queryapi.ContextConfig {
 	cfg := s.live.Load().Cognitive
 	loc, err := time.LoadLocation(cfg.Historian.TimeZone)
 	if err != nil {
@@ -27,7 +27,7 @@ func (s *server) contextConfig() queryapi.ContextConfig {
 		LineMax: cfg.Query.ContextLineMax, Location: loc}
 }
 
-func (s *server) turnContext(c echo.Context) error {
+func (s *Server) turnContext(c echo.Context) error {
 	req, err := jsonBody[queryapi.ContextParams](c)
 	if err != nil {
 		return err
