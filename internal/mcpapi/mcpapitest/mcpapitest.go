@@ -55,4 +55,3 @@ func ToolText(res *mcp.CallToolResult) string {
 	}
 	return strings.Join(parts, "\n")
 }
-
