@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
@@ -70,8 +70,7 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 		}
 		in = f
 	}
-	log := config.NewLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, false)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, config.NewLogger(cfg, a.stderr), false)
 	if err != nil {
 		return err
 	}
@@ -97,9 +96,9 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 	for line := 1; ; line++ {
 		b, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			m, u, perr := parseImportLine(b, user, line)
+			m, u, perr := httpapi.DecodeMessageLine(b, user)
 			if perr != nil {
-				return perr
+				return fmt.Errorf("line %d: %w", line, perr)
 			}
 			pending[u] = append(pending[u], m)
 			lines[u] = append(lines[u], line)
@@ -126,44 +125,19 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 	return a.drain(ctx, store)
 }
 
-func parseImportLine(b []byte, defaultUser string, line int) (storage.Message, string, error) {
-	var in httpapi.MessageIn
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: malformed JSON: %s", line, httpapi.JSONErrorText(err))
-	}
-	if err := httpapi.CheckUnicode(b); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*httpapi.Error).Message)
-	}
-	u := in.UserID
-	if u == "" {
-		u = defaultUser
-	}
-	if u == "" {
-		return storage.Message{}, "", fmt.Errorf("line %d: user_id is missing and no -user was given", line)
-	}
-	if err := httpapi.CheckUserID(u); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: user_id: %s", line, err.(*httpapi.Error).Message)
-	}
-	m, err := in.Message(0)
-	if err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*httpapi.Error).Message)
-	}
-	return m, u, nil
-}
-
 // drain indexes the outbox with a progress bar.
 func (a *app) drain(ctx context.Context, store *storage.Store) error {
 	st, err := store.Status(ctx)
-	if err != nil {
+	if err != nil || st.Pending == 0 {
 		return err
 	}
-	if st.Pending == 0 {
-		return nil
-	}
-	bar := a.progress(int64(st.Pending), "indexing")
-	err = store.Drain(ctx, func(done, left int) {
+	return a.withProgress(int64(st.Pending), "indexing", func(p func(done, left int)) error { return store.Drain(ctx, p) })
+}
+
+// withProgress runs fn with a progress bar that fn's done/left callback moves.
+func (a *app) withProgress(max int64, desc string, fn func(progress func(done, left int)) error) error {
+	bar := a.progress(max, desc)
+	err := fn(func(done, left int) {
 		bar.ChangeMax(done + left)
 		_ = bar.Set(done)
 	})
@@ -181,19 +155,12 @@ func (a *app) reindex(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: reindex takes no arguments", errUsage)
 	}
-	log := config.NewLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, true)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, config.NewLogger(cfg, a.stderr), true)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	bar := a.progress(-1, "reindexing")
-	err = store.Reindex(ctx, func(done, left int) {
-		bar.ChangeMax(done + left)
-		_ = bar.Set(done)
-	})
-	_ = bar.Finish()
-	if err != nil {
+	if err := a.withProgress(-1, "reindexing", func(p func(done, left int)) error { return store.Reindex(ctx, p) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "reindexed with %s\n", store.EmbedderName())

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/recalld/recalld/eval"
-	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -176,17 +175,5 @@ func TestEvalCommand(t *testing.T) {
 	}
 	if err := a.run(t.Context(), []string{"eval", "--suite", suite, "--runners", "magic"}); err == nil {
 		t.Fatal("unknown runner accepted")
-	}
-}
-
-func TestStorageMemory(t *testing.T) {
-	for _, tc := range []struct {
-		cacheMB, mmapMB, wantCache, wantMmap int64
-	}{{128, 256, 128 << 20, 256 << 20}, {16, 0, 16 << 20, -1}} {
-		cfg := config.DefaultConfig()
-		cfg.SQLiteCacheMB, cfg.SQLiteMmapMB = tc.cacheMB, tc.mmapMB
-		if c, m := storageMemory(cfg); c != tc.wantCache || m != tc.wantMmap {
-			t.Errorf("storageMemory(%d MB, %d MB) = %d, %d; want %d, %d", tc.cacheMB, tc.mmapMB, c, m, tc.wantCache, tc.wantMmap)
-		}
 	}
 }

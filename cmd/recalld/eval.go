@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/recalld/recalld/eval"
+	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
 )
 
@@ -48,7 +49,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		ec.DataDir = cfg.DataDir
 	}
 	if cfg.Embedder.Kind != "hash" || cfg.Embedder.Dim != 0 {
-		if ec.Embedder, _, err = newEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
+		if ec.Embedder, _, err = cmdconfig.NewEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
 			return err
 		}
 	}
@@ -57,7 +58,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		case "":
 		case eval.RunnerAgent:
 			// The agent runs on each suite's own store, so it gets none here.
-			ag, err := newAgent(nil, ec.Logger, cfg.LLM)
+			ag, err := cmdconfig.NewAgent(nil, ec.Logger, cfg.LLM)
 			if err != nil {
 				return err
 			}

@@ -109,8 +109,7 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	}
 	turns, merged := ingest.MergeUndefined(turns)
 
-	log := config.NewLogger(cfg, a.stderr)
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
+	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: config.NewLogger(cfg, a.stderr)})
 	if err != nil {
 		return err
 	}

@@ -1,135 +1,19 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
-	"reflect"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
-	"github.com/recalld/recalld/agent"
-	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/storage"
 )
-
-// newProcessor is the historian the worker runs: the one of
-// cognitive.historian.mode, unless a test put another in a.processor.
-func (a *app) newProcessor(cfg config.Config, log *slog.Logger) (ingest.Processor, error) {
-	if a.processor != nil {
-		return a.processor, nil
-	}
-	h := cfg.Cognitive.Historian
-	loc, err := time.LoadLocation(h.TimeZone)
-	if err != nil {
-		return nil, fmt.Errorf("cognitive.historian.timezone: %w", err)
-	}
-	rules := ingest.HistorianConfig{Location: loc, SourceMax: h.SourceMax}
-	if h.Mode != config.HistorianLLM {
-		log.Info("historian", "mode", config.HistorianOffline, "timezone", h.TimeZone)
-		return ingest.NewHistorian(rules), nil
-	}
-	m := cfg.HistorianModel()
-	model, err := agent.NewOpenAIModel(cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL), m.APIKey, m.Model, nil)
-	if err != nil {
-		return nil, fmt.Errorf("historian model: %w", err)
-	}
-	log.Info("historian", "mode", config.HistorianLLM, "model", m.Model, "base_url", cmp.Or(m.BaseURL, agent.DefaultOpenAIBaseURL),
-		"rewrite_max_retry", h.RewriteMaxRetry, "timezone", h.TimeZone)
-	return ingest.NewLLMHistorian(model, ingest.LLMHistorianConfig{
-		HistorianConfig: rules,
-		ModelName:       m.Model,
-		RewriteMaxRetry: h.RewriteMaxRetry,
-		CallTimeout:     m.Timeout.Duration,
-		Logger:          log,
-	}), nil
-}
-
-// liveHistorian runs each job with the historian of the live
-// [cognitive.historian] section, rebuilt when a reload changed it, so that
-// its knobs take effect from the next job without a restart.
-type liveHistorian struct {
-	live  *config.Live
-	build func(config.Config) (ingest.Processor, error)
-
-	mu   sync.Mutex
-	cfg  config.CognitiveHistorian // the section proc was built from
-	proc ingest.Processor
-}
-
-var _ ingest.Processor = (*liveHistorian)(nil)
-
-func newLiveHistorian(live *config.Live, build func(config.Config) (ingest.Processor, error)) (*liveHistorian, error) {
-	h := &liveHistorian{live: live, build: build}
-	if _, err := h.current(); err != nil {
-		return nil, err
-	}
-	return h, nil
-}
-
-func (h *liveHistorian) current() (ingest.Processor, error) {
-	cfg := h.live.Load()
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.proc != nil && reflect.DeepEqual(h.cfg, cfg.Cognitive.Historian) {
-		return h.proc, nil
-	}
-	proc, err := h.build(*cfg)
-	if err != nil {
-		return nil, err
-	}
-	h.cfg, h.proc = cfg.Cognitive.Historian, proc
-	return proc, nil
-}
-
-// Process runs job with the current historian.
-func (h *liveHistorian) Process(ctx context.Context, job ingest.Job) (ingest.Result, error) {
-	proc, err := h.current()
-	if err != nil {
-		return ingest.Result{}, err
-	}
-	return proc.Process(ctx, job)
-}
-
-// startWorker runs the historian worker in the background, its store access
-// behind gate (nil: none). stop cancels it and returns once it has finished
-// the job in hand, so that serve can close storage after it.
-func (a *app) startWorker(live *config.Live, store *storage.Store, gate ingest.Gate, log *slog.Logger) (stop func(), err error) {
-	proc, err := newLiveHistorian(live, func(c config.Config) (ingest.Processor, error) { return a.newProcessor(c, log) })
-	if err != nil {
-		return nil, err
-	}
-	cfg := live.Load()
-	q := cfg.Cognitive.Queue
-	w := ingest.NewWorker(store, proc, ingest.WorkerConfig{
-		Poll:           q.PollInterval.Duration,
-		StaleTimeout:   q.StaleJobTimeout.Duration,
-		MaxRetries:     q.JobMaxRetries,
-		RetryBackoff:   q.RetryBackoff.Duration,
-		FailedMaxAge:   q.FailedMaxAge.Duration,
-		FailedMaxCount: q.FailedMaxCount,
-		Gate:           gate,
-		Logger:         log,
-	})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := w.Run(ctx); err != nil {
-			log.Error("historian worker", "err", err)
-		}
-	}()
-	return func() { cancel(); <-done }, nil
-}
 
 const jobsUsage = `Usage:
   recalld jobs list  [-state pending|processing|done|failed] [-user U] [-limit N] [-json]
@@ -144,35 +28,8 @@ failed_max_count.
 
 // jobsCmd inspects and replays the historian's job queue.
 func (a *app) jobsCmd(ctx context.Context, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(a.stderr, jobsUsage)
-		return fmt.Errorf("%w: jobs needs list, show, retry or purge", errUsage)
-	}
-	sub, rest := args[0], args[1:]
-	switch sub {
-	case "list":
-		return a.jobsList(ctx, rest)
-	case "show":
-		return a.jobsShow(ctx, rest)
-	case "retry":
-		return a.jobsRetry(ctx, rest)
-	case "purge":
-		return a.jobsPurge(ctx, rest)
-	case "help", "-h", "-help", "--help":
-		fmt.Fprint(a.stdout, jobsUsage)
-		return nil
-	}
-	fmt.Fprint(a.stderr, jobsUsage)
-	return fmt.Errorf("%w: unknown jobs command %q", errUsage, sub)
-}
-
-// openQueue opens the job table of cfg's data dir, which must exist.
-func openQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*storage.Store, error) {
-	if _, err := os.Stat(filepath.Join(cfg.DataDir, "recalld.db")); err != nil {
-		return nil, fmt.Errorf("no recalld database in %s: %w", cfg.DataDir, err)
-	}
-	return storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true,
-		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
+	return a.subcommands(ctx, "jobs", jobsUsage, args, []subcommand{
+		{"list", a.jobsList}, {"show", a.jobsShow}, {"retry", a.jobsRetry}, {"purge", a.jobsPurge}})
 }
 
 func (a *app) jobsList(ctx context.Context, args []string) error {
@@ -192,7 +49,7 @@ func (a *app) jobsList(ctx context.Context, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: jobs list takes no arguments", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
+	store, err := cmdconfig.OpenQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -238,7 +95,7 @@ func (a *app) jobsShow(ctx context.Context, args []string) error {
 	if len(rest) != 1 {
 		return fmt.Errorf("%w: jobs show takes one job id", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
+	store, err := cmdconfig.OpenQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -273,7 +130,7 @@ func (a *app) jobsRetry(ctx context.Context, args []string) error {
 	if allFailed == (len(ids) > 0) {
 		return fmt.Errorf("%w: jobs retry takes job ids or -all-failed", errUsage)
 	}
-	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
+	store, err := cmdconfig.OpenQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}
@@ -342,7 +199,7 @@ func (a *app) jobsPurge(ctx context.Context, args []string) error {
 	if keep < 0 {
 		keep = cfg.Cognitive.Queue.FailedMaxCount
 	}
-	store, err := openQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
+	store, err := cmdconfig.OpenQueue(ctx, cfg, config.NewLogger(cfg, a.stderr))
 	if err != nil {
 		return err
 	}

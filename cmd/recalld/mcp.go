@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/internal/mcpapi"
@@ -30,25 +31,21 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: mcp needs -user (or RECALLD_MCP_USER)", errUsage)
 	}
 	if err := httpapi.Authorize(cfg, key, user); err != nil {
-		var ae *httpapi.Error
-		if errors.As(err, &ae) {
-			return fmt.Errorf("mcp -user %q: %s", user, ae.Message)
-		}
-		return err
+		return fmt.Errorf("mcp -user %q: %s", user, err.(*httpapi.Error).Message) // Authorize returns *httpapi.Error
 	}
 	log := config.NewLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, false)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, log, false)
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%w: stop the recalld that holds %s, or point the MCP client at its POST /mcp", err, cfg.DataDir)
 	}
 	if err != nil {
 		return err
 	}
-	ag, err := newAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}
-	tools := mcpapi.New(mcpapi.Config{Tools: newQueryService(store, cfg), Agent: ag, Log: log,
+	tools := mcpapi.New(mcpapi.Config{Tools: cmdconfig.NewQueryService(store, cfg), Agent: ag, Log: log,
 		Events:  func() queryapi.EventSearchConfig { return cfg.Cognitive.Query.Events() },
 		Timeout: cfg.RequestTimeout.Duration, Version: version()})
 	log.Info("serving MCP on stdio", "version", version(), "user", user, "data_dir", cfg.DataDir)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/profilemd"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -225,10 +226,10 @@ func TestProfilesExport(t *testing.T) {
 		r, _ := filepath.Rel(out, f)
 		rel = append(rel, filepath.ToSlash(r))
 	}
-	if diff := cmp.Diff([]string{"group/g1.md", "user/" + exportName("qq:1")}, sorted(rel)); diff != "" {
+	if diff := cmp.Diff([]string{"group/g1.md", "user/" + profilemd.FileName("qq:1")}, sorted(rel)); diff != "" {
 		t.Fatalf("files (-want +got):\n%s", diff)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "user", exportName("qq:1")))
+	b, err := os.ReadFile(filepath.Join(out, "user", profilemd.FileName("qq:1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestProfilesExport(t *testing.T) {
 	if !strings.HasPrefix(text, "---\n") || !ok {
 		t.Fatalf("no front matter:\n%s", text)
 	}
-	var fm profileFrontMatter
+	var fm profilemd.FrontMatter
 	dec := yaml.NewDecoder(strings.NewReader(front))
 	dec.KnownFields(true)
 	if err := dec.Decode(&fm); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
 )
 
@@ -34,12 +35,12 @@ func (a *app) recallCmd(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: recall needs -user and a question", errUsage)
 	}
 	log := config.NewLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, false)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	ag, err := newAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
 	if err != nil {
 		return err
 	}

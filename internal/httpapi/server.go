@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -182,7 +183,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 // must be a well-formed id and, when API keys are configured, token one of
 // them whose user prefix user starts with. With no keys (loopback only) the
 // user alone is trusted. `serve` checks every request with it and `mcp`
-// (stdio) its -user and -key once at start.
+// (stdio) its -user and -key once at start. Its errors are *Error.
 func Authorize(c config.Config, token, user string) error {
 	if len(c.APIKeys) == 0 {
 		return CheckUserID(user)
@@ -702,4 +703,33 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return err
 	}
+}
+
+// DecodeMessageLine reads one message of a JSON Lines import (`recalld
+// import`) with the checks POST /messages applies to each message: no
+// unknown fields, valid Unicode, a well-formed user id, content and
+// created_at. The user is the line's user_id, else defaultUser.
+func DecodeMessageLine(b []byte, defaultUser string) (storage.Message, string, error) {
+	msg := func(err error) string { return err.(*Error).Message } // the checks below return *Error
+	var in MessageIn
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return storage.Message{}, "", fmt.Errorf("malformed JSON: %s", JSONErrorText(err))
+	}
+	if err := CheckUnicode(b); err != nil {
+		return storage.Message{}, "", errors.New(msg(err))
+	}
+	u := cmp.Or(in.UserID, defaultUser)
+	if u == "" {
+		return storage.Message{}, "", errors.New("user_id is missing and no -user was given")
+	}
+	if err := CheckUserID(u); err != nil {
+		return storage.Message{}, "", fmt.Errorf("user_id: %s", msg(err))
+	}
+	m, err := in.Message(0)
+	if err != nil {
+		return storage.Message{}, "", errors.New(msg(err))
+	}
+	return m, u, nil
 }
