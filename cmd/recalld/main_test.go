@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,7 +32,6 @@ type testServer struct {
 	hc      *http.Client
 	cancel  context.CancelFunc
 	done    chan error
-	log     *bytes.Buffer
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's logger and the test.
@@ -370,5 +368,3 @@ func writeFile(t *testing.T, name, content string) string {
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func sleep() { time.Sleep(50 * time.Millisecond) }
-
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
