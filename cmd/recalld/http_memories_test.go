@@ -245,15 +245,7 @@ func TestMemoriesBadInput(t *testing.T) {
 	ts := startServer(t, idleWorker)
 	u := ts.as("qq:1")
 	u.do("POST", "/memories", map[string]any{"id": "keep", "content": "kept"}, http.StatusCreated, nil)
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		body   any
-		hdr    []string
-		status int
-		code   string
-	}{
+	tests := []badRequest{
 		{"malformed JSON", "POST", "/memories", `{"content":`, nil, 400, httpapi.CodeBadRequest},
 		{"user in the body", "POST", "/memories", map[string]any{"content": "x", "user_id": "qq:2"}, nil, 400, httpapi.CodeBadRequest},
 		{"tags not a list", "POST", "/memories", map[string]any{"content": "x", "tags": "a"}, nil, 400, httpapi.CodeBadRequest},
@@ -276,15 +268,7 @@ func TestMemoriesBadInput(t *testing.T) {
 		{"missing", "GET", "/memories/nope", nil, nil, 404, httpapi.CodeNotFound},
 		{"wrong method", "PUT", "/memories/keep", map[string]any{"content": "x"}, nil, 405, httpapi.CodeMethodNotAllowed},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
-			var e httpapi.ErrorBody
-			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code || e.Error.Message == "" {
-				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
-			}
-		})
-	}
+	u.expectErrors(t, tests)
 	var l queryapi.MemoryList
 	u.do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 1 || l.Memories[0].Content != "kept" {

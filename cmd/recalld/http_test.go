@@ -173,15 +173,7 @@ func TestBadInput(t *testing.T) {
 	for i := range many {
 		many[i] = map[string]any{"role": "user", "content": "x", "created_at": "2026-03-01T12:00:00Z"}
 	}
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		body   any
-		hdr    []string
-		status int
-		code   string
-	}{
+	tests := []badRequest{
 		{"malformed json", "POST", "/messages", `{"messages": [`, nil, 400, httpapi.CodeBadRequest},
 		{"not an object", "POST", "/messages", `[1,2]`, nil, 400, httpapi.CodeBadRequest},
 		{"trailing data", "POST", "/messages", `{"messages":[]} {}`, nil, 400, httpapi.CodeBadRequest},
@@ -245,18 +237,7 @@ func TestBadInput(t *testing.T) {
 		{"null memory", "POST", "/memories", `null`, nil, 400, httpapi.CodeBadRequest},
 		{"string body", "POST", "/recall", `"question"`, nil, 400, httpapi.CodeBadRequest},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
-			if status != tt.status {
-				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
-			}
-			var e httpapi.ErrorBody
-			if err := jsonUnmarshal(body, &e); err != nil || e.Error.Code != tt.code || e.Error.Message == "" {
-				t.Fatalf("body %s, want code %s", body, tt.code)
-			}
-		})
-	}
+	u.expectErrors(t, tests)
 	// Nothing of the rejected requests was stored.
 	var page queryapi.Page
 	u.do("GET", "/messages", nil, 200, &page)

@@ -115,15 +115,7 @@ func TestTurnsEnd(t *testing.T) {
 func TestTurnsEndBadInput(t *testing.T) {
 	ts := startServer(t, fastQueue)
 	u := ts.as("qq:1")
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		body   any
-		hdr    []string
-		status int
-		code   string
-	}{
+	tests := []badRequest{
 		{"malformed JSON", "POST", "/turns/end", `{"memo":`, nil, 400, httpapi.CodeBadRequest},
 		{"user in the body", "POST", "/turns/end", map[string]any{"memo": "m", "user_id": "qq:2"}, nil, 400, httpapi.CodeBadRequest},
 		{"observations not a list", "POST", "/turns/end", map[string]any{"observations": "x"}, nil, 400, httpapi.CodeBadRequest},
@@ -141,15 +133,7 @@ func TestTurnsEndBadInput(t *testing.T) {
 		{"unknown parameter", "GET", "/jobs?user=qq:2", nil, nil, 400, httpapi.CodeBadRequest},
 		{"wrong method", "DELETE", "/jobs", nil, nil, 405, httpapi.CodeMethodNotAllowed},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
-			var e httpapi.ErrorBody
-			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code {
-				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
-			}
-		})
-	}
+	u.expectErrors(t, tests)
 	var res httpapi.JobsResponse
 	u.do("GET", "/jobs", nil, 200, &res)
 	if len(res.Jobs) != 0 {
