@@ -150,6 +150,9 @@ type JobFilter struct {
 // JobPurge selects jobs of one final state to delete.
 type JobPurge struct {
 	State string // JobFailed or JobDone
+	// UserID restricts the purge to one user's jobs; empty purges every
+	// user's, which only operator tools do.
+	UserID string
 	// OlderThan deletes the jobs last updated longer ago than it (0: no age limit).
 	OlderThan time.Duration
 	// Keep deletes all but the Keep most recently updated (0: no count limit).
