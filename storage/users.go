@@ -143,3 +143,57 @@ func (s *Store) summarize(ctx context.Context, user string) (UserSummary, error)
 	}
 	return u, nil
 }
+
+// Totals counts the records of every user whose id starts with a prefix.
+type Totals struct {
+	Users    int            `json:"users"`
+	Messages int            `json:"messages"`
+	Indexed  int            `json:"indexed"`
+	Events   int            `json:"events"`
+	Profiles int            `json:"profiles"`
+	Memos    int            `json:"memos"`
+	Memories int            `json:"memories"`
+	Jobs     map[string]int `json:"jobs"` // by state, every state present
+}
+
+// CountAll returns the totals over the users whose id starts with prefix
+// ("" for all).
+func (s *Store) CountAll(ctx context.Context, prefix string) (_ Totals, err error) {
+	defer s.fault(&err)
+	scope, args := `user_id >= ?1`, []any{prefix}
+	if hi, ok := prefixEnd(prefix); ok {
+		scope, args = scope+` AND user_id < ?2`, append(args, hi)
+	}
+	t := Totals{Jobs: map[string]int{JobPending: 0, JobProcessing: 0, JobDone: 0, JobFailed: 0}}
+	err = s.r.QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM (`+usersWith+`) WHERE `+scope+`),
+		(SELECT COALESCE(SUM(messages), 0) FROM user_stats WHERE `+scope+`),
+		(SELECT COALESCE(SUM(indexed), 0) FROM user_stats WHERE `+scope+`),
+		(SELECT COUNT(*) FROM events WHERE `+scope+`),
+		(SELECT COUNT(*) FROM profiles WHERE `+scope+`),
+		(SELECT COUNT(*) FROM memos WHERE `+scope+`),
+		(SELECT COUNT(*) FROM memories WHERE `+scope+`)`, args...).Scan(
+		&t.Users, &t.Messages, &t.Indexed, &t.Events, &t.Profiles, &t.Memos, &t.Memories)
+	if err != nil {
+		return t, fmt.Errorf("storage: count: %w", err)
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT state, COUNT(*) FROM jobs WHERE `+scope+` GROUP BY state`, args...)
+	if err != nil {
+		return t, fmt.Errorf("storage: count jobs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			state string
+			n     int
+		)
+		if err := rows.Scan(&state, &n); err != nil {
+			return t, fmt.Errorf("storage: count jobs: %w", err)
+		}
+		t.Jobs[state] = n
+	}
+	if err := rows.Err(); err != nil {
+		return t, fmt.Errorf("storage: count jobs: %w", err)
+	}
+	return t, nil
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -69,5 +70,38 @@ func TestListUsers(t *testing.T) {
 	}
 	if _, _, err := s.ListUsers(ctx, storage.UserList{Limit: 0}); err == nil {
 		t.Error("limit 0 accepted")
+	}
+}
+
+func TestCountAll(t *testing.T) {
+	s := mustOpen(t, "")
+	ctx := t.Context()
+	mustInsert(t, s, "qq:1", msg("a", "user", "I like tea", 0), msg("b", "user", "我住在杭州", 1))
+	mustInsert(t, s, "tg:1", msg("a", "user", "see you tomorrow", 0))
+	if _, _, err := s.AddMemory(ctx, "qq:2", storage.Memory{Content: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.EnqueueJob(ctx, storage.NewJob{UserID: "qq:2", Kind: "turn", Payload: json.RawMessage(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	mustDrain(t, s)
+	for _, c := range []struct {
+		prefix string
+		want   storage.Totals
+	}{
+		{"", storage.Totals{Users: 3, Messages: 3, Indexed: 3, Memories: 1,
+			Jobs: map[string]int{"pending": 1, "processing": 0, "done": 0, "failed": 0}}},
+		{"qq:", storage.Totals{Users: 2, Messages: 2, Indexed: 2, Memories: 1,
+			Jobs: map[string]int{"pending": 1, "processing": 0, "done": 0, "failed": 0}}},
+		{"tg:", storage.Totals{Users: 1, Messages: 1, Indexed: 1,
+			Jobs: map[string]int{"pending": 0, "processing": 0, "done": 0, "failed": 0}}},
+	} {
+		got, err := s.CountAll(ctx, c.prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("prefix %q (-want +got):\n%s", c.prefix, diff)
+		}
 	}
 }
