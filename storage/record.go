@@ -197,7 +197,10 @@ type Event struct {
 type EventFilter struct {
 	GroupID string
 	JobID   string
-	Limit   int // required, at most MaxEventList
+	// Before keeps events of turns before it (a page of a timeline
+	// continues from the oldest event it showed); zero: no bound.
+	Before time.Time
+	Limit  int // required, at most MaxEventList
 }
 
 // Entity types of a profile.
