@@ -445,6 +445,14 @@ func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (_ int, err error) {
 	}
 	var n int64
 	err = s.update(ctx, func(tx *sql.Tx) error {
+		if p.All {
+			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE `+scope, scopeArgs...)
+			if err != nil {
+				return err
+			}
+			n, _ = r.RowsAffected()
+			return nil
+		}
 		if p.OlderThan > 0 {
 			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE `+scope+` AND updated_ms < ?`, append(slices.Clone(scopeArgs), before)...)
 			if err != nil {

@@ -442,6 +442,13 @@ func TestPurgeJobs(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("purge without age or count: %d %v, want 0", n, err)
 	}
+	n, err = s.PurgeJobs(ctx, storage.JobPurge{State: storage.JobFailed, UserID: "u1", All: true})
+	if err != nil || n != 1 {
+		t.Fatalf("purge all of u1's failed jobs: %d %v, want 1", n, err)
+	}
+	if got := jobStates(t, s, "u2"); got[other.ID] != storage.JobFailed {
+		t.Fatalf("u2's failed job after u1's purge: %v", got)
+	}
 }
 
 func event(j storage.Job, i int, text string) storage.Event {

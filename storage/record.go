@@ -157,6 +157,9 @@ type JobPurge struct {
 	OlderThan time.Duration
 	// Keep deletes all but the Keep most recently updated (0: no count limit).
 	Keep int
+	// All deletes every job of the state (of UserID, when set), whatever
+	// OlderThan and Keep say.
+	All bool
 }
 
 // Perspectives of an event: whose memory it belongs to.

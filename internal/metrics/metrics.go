@@ -31,6 +31,10 @@ type State struct {
 	Embedder string
 	// StoreBreaker is "closed", "half-open" or "open".
 	StoreBreaker string
+	// ConfigReloads counts the live reloads that applied a valid file;
+	// ConfigError is whether the last attempt failed.
+	ConfigReloads int
+	ConfigError   bool
 }
 
 // Metrics is one registry of recalld's metrics. Its methods are safe for
@@ -50,13 +54,11 @@ type Metrics struct {
 	embedTexts  prometheus.Counter
 	embedTime   prometheus.Histogram
 	indexed     prometheus.Counter
-	reloads     *prometheus.CounterVec
 	stateReader func(context.Context) (State, error)
 }
 
-// New returns the metrics, with gauges that call state at each scrape
-// (bounded by the scrape's context; nil: no gauges).
-func New(state func(context.Context) (State, error)) *Metrics {
+// New returns the metrics. Gauges of the store's state come with WatchState.
+func New() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -83,7 +85,7 @@ func New(state func(context.Context) (State, error)) *Metrics {
 		}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "recalld_tool_calls_total",
-			Help: "Tool calls, by tool, made by recalls and by clients over HTTP and MCP.",
+			Help: "Tool calls recalls made, by tool (clients' direct calls count under their HTTP route).",
 		}, []string{"tool"}),
 		jobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "recalld_jobs_attempts_total",
@@ -111,19 +113,18 @@ func New(state func(context.Context) (State, error)) *Metrics {
 			Name: "recalld_index_entries_total",
 			Help: "Outbox entries the indexer finished: messages and events indexed, deletions applied.",
 		}),
-		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "recalld_config_reloads_total",
-			Help: "Live configuration reloads, by result (ok, error).",
-		}, []string{"result"}),
-		stateReader: state,
 	}
 	m.reg.MustRegister(m.requests, m.reqLatency, m.stages, m.stops, m.conflicts, m.toolCalls,
-		m.jobs, m.jobLatency, m.embedCalls, m.embedTexts, m.embedTime, m.indexed, m.reloads,
+		m.jobs, m.jobLatency, m.embedCalls, m.embedTexts, m.embedTime, m.indexed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	if state != nil {
-		m.reg.MustRegister(stateCollector{m})
-	}
 	return m
+}
+
+// WatchState adds the gauges that call state at each scrape (with a
+// timeout of 5 s). Call it once.
+func (m *Metrics) WatchState(state func(context.Context) (State, error)) {
+	m.stateReader = state
+	m.reg.MustRegister(stateCollector{m})
 }
 
 // Handler serves the registry in the Prometheus text format.
@@ -174,14 +175,6 @@ func (m *Metrics) Recall(stages map[string]time.Duration, reason, brain string, 
 	}
 }
 
-// ToolCall records a tool called directly by a client (HTTP or MCP).
-func (m *Metrics) ToolCall(tool string) {
-	if m == nil {
-		return
-	}
-	m.toolCalls.WithLabelValues(tool).Inc()
-}
-
 // Job records how a historian job attempt ended (ingest.Outcome*).
 func (m *Metrics) Job(outcome string, took time.Duration) {
 	if m == nil {
@@ -213,18 +206,6 @@ func (m *Metrics) Indexed(entries int) {
 	m.indexed.Add(float64(entries))
 }
 
-// Reloaded records a live configuration reload and whether it applied.
-func (m *Metrics) Reloaded(err error) {
-	if m == nil {
-		return
-	}
-	result := "ok"
-	if err != nil {
-		result = "error"
-	}
-	m.reloads.WithLabelValues(result).Inc()
-}
-
 // Values a scrape reads for the console's health panel.
 var (
 	pendingDesc    = prometheus.NewDesc("recalld_index_pending", "Outbox entries waiting for the indexer.", nil, nil)
@@ -233,6 +214,8 @@ var (
 	jobsDesc       = prometheus.NewDesc("recalld_jobs", "Historian jobs in the queue, by state.", []string{"state"}, nil)
 	embedderDesc   = prometheus.NewDesc("recalld_embedder_state", "1 for the embedder's current state (ok, unavailable, off), 0 for the others.", []string{"state"}, nil)
 	breakerDesc    = prometheus.NewDesc("recalld_store_breaker_state", "1 for the store breaker's current state (closed, half-open, open), 0 for the others.", []string{"state"}, nil)
+	reloadsDesc    = prometheus.NewDesc("recalld_config_reloads_total", "Live configuration reloads that applied a valid file.", nil, nil)
+	reloadErrDesc  = prometheus.NewDesc("recalld_config_reload_error", "1 when the last configuration reload failed (the running config stays).", nil, nil)
 	scrapeErrDesc  = prometheus.NewDesc("recalld_state_scrape_error", "1 when the last scrape could not read the store's state.", nil, nil)
 )
 
@@ -240,7 +223,7 @@ var (
 type stateCollector struct{ m *Metrics }
 
 func (c stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{pendingDesc, unvectoredDesc, indexedDesc, jobsDesc, embedderDesc, breakerDesc, scrapeErrDesc} {
+	for _, d := range []*prometheus.Desc{pendingDesc, unvectoredDesc, indexedDesc, jobsDesc, embedderDesc, breakerDesc, reloadsDesc, reloadErrDesc, scrapeErrDesc} {
 		ch <- d
 	}
 }
@@ -262,6 +245,12 @@ func (c stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	oneHot(ch, embedderDesc, st.Embedder, "ok", "unavailable", "off")
 	oneHot(ch, breakerDesc, st.StoreBreaker, "closed", "half-open", "open")
+	ch <- prometheus.MustNewConstMetric(reloadsDesc, prometheus.CounterValue, float64(st.ConfigReloads))
+	reloadErr := 0.0
+	if st.ConfigError {
+		reloadErr = 1
+	}
+	ch <- prometheus.MustNewConstMetric(reloadErrDesc, prometheus.GaugeValue, reloadErr)
 }
 
 func oneHot(ch chan<- prometheus.Metric, d *prometheus.Desc, cur string, states ...string) {

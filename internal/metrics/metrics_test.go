@@ -65,9 +65,10 @@ next:
 }
 
 func TestMetricsMove(t *testing.T) {
-	m := metrics.New(func(context.Context) (metrics.State, error) {
+	m := metrics.New()
+	m.WatchState(func(context.Context) (metrics.State, error) {
 		return metrics.State{Pending: 3, Unvectored: 1, Indexed: 42, Jobs: map[string]int{"pending": 2, "failed": 1},
-			Embedder: "ok", StoreBreaker: "closed"}, nil
+			Embedder: "ok", StoreBreaker: "closed", ConfigReloads: 1}, nil
 	})
 	e := echo.New()
 	e.Use(m.Middleware())
@@ -99,7 +100,6 @@ func TestMetricsMove(t *testing.T) {
 	m.Embedded(8, 3*time.Millisecond, nil)
 	m.Embedded(1, time.Millisecond, errors.New("down"))
 	m.Indexed(8)
-	m.Reloaded(nil)
 
 	after := scrape(t, srv.URL+"/metrics")
 	for _, c := range []struct {
@@ -119,7 +119,8 @@ func TestMetricsMove(t *testing.T) {
 		{"recalld_embedder_calls_total", map[string]string{"result": "error"}, 1},
 		{"recalld_embedder_texts_total", nil, 9},
 		{"recalld_index_entries_total", nil, 8},
-		{"recalld_config_reloads_total", map[string]string{"result": "ok"}, 1},
+		{"recalld_config_reloads_total", nil, 1},
+		{"recalld_config_reload_error", nil, 0},
 		{"recalld_index_pending", nil, 3},
 		{"recalld_index_messages", nil, 42},
 		{"recalld_jobs", map[string]string{"state": "failed"}, 1},
@@ -139,7 +140,8 @@ func TestMetricsMove(t *testing.T) {
 }
 
 func TestStateErrorIsAGauge(t *testing.T) {
-	m := metrics.New(func(context.Context) (metrics.State, error) { return metrics.State{}, errors.New("store closed") })
+	m := metrics.New()
+	m.WatchState(func(context.Context) (metrics.State, error) { return metrics.State{}, errors.New("store closed") })
 	srv := httptest.NewServer(m.Handler())
 	defer srv.Close()
 	fams := scrape(t, srv.URL)
@@ -154,9 +156,7 @@ func TestStateErrorIsAGauge(t *testing.T) {
 func TestNilMetricsRecordNothing(t *testing.T) {
 	var m *metrics.Metrics
 	m.Recall(nil, "enough_evidence", "offline", 0, nil)
-	m.ToolCall("neighbors")
 	m.Job("done", 0)
 	m.Embedded(1, 0, nil)
 	m.Indexed(1)
-	m.Reloaded(nil)
 }
