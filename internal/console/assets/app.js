@@ -145,6 +145,13 @@ function h(tag, attrs, ...children) {
 
 function clear(el) { while (el.firstChild) el.removeChild(el.firstChild); return el; }
 
+// fill replaces el's children with kids (nodes, text, arrays; null skipped).
+function fill(el, ...kids) {
+  clear(el);
+  for (const k of kids.flat(Infinity)) if (k !== null && k !== undefined && k !== false) el.append(k);
+  return el;
+}
+
 function fmtTime(s) {
   if (!s) return '';
   const d = new Date(s);
@@ -277,14 +284,14 @@ async function renderHealth() {
       api('GET', '/users', { query: { limit: 1 } }).catch((e) => ({ error: e })),
       api('GET', '/conflicts', { query: { limit: 1 } }).catch((e) => ({ error: e })),
     ]);
-  } catch (e) { clear(el).append(errorBox(e)); return; }
+  } catch (e) { fill(el, errorBox(e)); return; }
   const tot = (users && users.totals) || {};
   const jobs = tot.jobs || {};
   const stateClass = (v, ok, warn) => (v === ok ? 'state-ok' : v === warn ? 'state-warn' : 'state-bad');
   const card = (id, label, value, cls, onclick, detail) => h('div', { class: 'card' + (onclick ? ' click' : ''), id: 'health-' + id, onclick, tabindex: onclick ? 0 : undefined },
     h('div', { class: 'label' }, label), h('div', { class: 'value ' + (cls || '') }, value), detail ? h('div', { class: 'small muted' }, detail) : null);
   const n = (v) => (v === undefined ? '–' : String(v));
-  clear(el).append(
+  fill(el, 
     card('status', t('health.status'), health.status, stateClass(health.status, 'ok'), null, health.version),
     card('users', t('health.users'), n(tot.users), '', () => { state.usersFilter = ''; go('#/'); }),
     card('messages', t('health.messages'), n(tot.messages)),
@@ -329,7 +336,7 @@ async function renderUsers(main) {
     h('button', { type: 'button', class: 'link', onclick: () => { state.usersFilter = ''; route(); } }, t('users.clear'))) : null;
   main.append(h('h1', null, t('users.title')),
     h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); state.usersPrefix = input.value.trim(); load(''); } },
-      input, h('button', { type: 'submit', class: 'primary' }, t('msg.go'))), filterNote, list);
+      input, h('button', { type: 'submit', class: 'primary' }, t('msg.go'))), filterNote || '', list);
   const table = h('table', { id: 'users-table' }, h('thead', null, h('tr', null,
     h('th', null, t('users.id')), h('th', { class: 'num' }, t('users.messages')), h('th', { class: 'num' }, t('users.events')),
     h('th', { class: 'num' }, t('users.profiles')), h('th', { class: 'num' }, t('users.memos')), h('th', { class: 'num' }, t('users.memories')),
@@ -424,13 +431,13 @@ async function showContext(user, id) {
     anchor.classList.add('anchor');
     tbody.append(anchor);
     for (const m of r.after) tbody.append(messageRow(user, m, ''));
-    clear(body).append(table);
-  } catch (e) { clear(body).append(errorBox(e)); }
+    fill(body, table);
+  } catch (e) { fill(body, errorBox(e)); }
 }
 
 async function tabMessages(pane, user) {
   const mode = h('select', { id: 'msg-mode' }, ['list', 'lexical', 'semantic'].map((m) => h('option', { value: m }, t('msg.mode.' + m))));
-  const query = h('input', { type: 'search', id: 'msg-query', class: 'grow', placeholder: t('msg.query') });
+  const query = h('input', { type: 'search', id: 'msg-query', placeholder: t('msg.query') });
   const role = h('select', { id: 'msg-role' }, h('option', { value: '' }, t('msg.any')), ['user', 'assistant', 'system'].map((r) => h('option', { value: r }, r)));
   const conv = h('input', { id: 'msg-conv', size: 10 });
   const group = h('input', { id: 'msg-group', size: 10 });
@@ -547,12 +554,12 @@ async function tabProfiles(pane, user) {
       p.entity_type + ' · ' + (p.name ? p.name + ' (' + p.entity_id + ')' : p.entity_id)));
   }
   async function show(type, id) {
-    clear(detail).append(t('loading'));
+    fill(detail, t('loading'));
     const path = '/profiles/' + encodeURIComponent(type) + '/' + encodeURIComponent(id);
     try {
       const [cur, revs] = await Promise.all([api('GET', path, { user }), api('GET', path + '/revisions', { user })]);
       const revPane = h('div', { id: 'revision-diff' });
-      clear(detail).append(
+      fill(detail, 
         h('h2', null, (cur.name || cur.entity_id) + ' ', badge(t('pr.rev', { n: cur.revision }), 'current')),
         cur.tags && cur.tags.length ? h('div', { class: 'row small' }, t('pr.tags') + ':', cur.tags.map((x) => badge(x))) : null,
         h('h2', null, t('pr.summary')), h('div', { class: 'quote' }, cur.summary || '∅'),
@@ -562,7 +569,7 @@ async function tabProfiles(pane, user) {
           h('tbody', null, revs.revisions.map((rv) => h('tr', { dataset: { rev: rv.revision } },
             h('td', null, rv.revision), h('td', { class: 'small' }, rv.source), h('td', { class: 'time' }, fmtTime(rv.created_at)),
             h('td', null, rv.revision === cur.revision ? badge(t('pr.current'), 'current') : h('div', { class: 'row' },
-              h('button', { type: 'button', class: 'link diff', onclick: () => clear(revPane).append(h('h2', null, t('pr.diff') + ' · ' + t('pr.rev', { n: rv.revision })), profileDiff(rv.profile, cur)) }, t('pr.diff')),
+              h('button', { type: 'button', class: 'link diff', onclick: () => fill(revPane, h('h2', null, t('pr.diff') + ' · ' + t('pr.rev', { n: rv.revision })), ...profileDiff(rv.profile, cur)) }, t('pr.diff')),
               h('button', { type: 'button', class: 'restore', onclick: async () => {
                 if (!(await confirmDialog(t('pr.restore.confirm', { n: rv.revision })))) return;
                 try {
@@ -572,7 +579,7 @@ async function tabProfiles(pane, user) {
                 } catch (e) { toast(e.message); }
               } }, t('pr.restore'))))))))),
         revPane);
-    } catch (e) { clear(detail).append(errorBox(e)); }
+    } catch (e) { fill(detail, errorBox(e)); }
   }
   await show(r.profiles[0].entity_type, r.profiles[0].entity_id);
 }
@@ -611,7 +618,7 @@ async function tabMemories(pane, user) {
   }
   function memoryItem(m) {
     const el = h('div', { class: 'item memory', dataset: { id: m.id } });
-    const view = () => clear(el).append(
+    const view = () => fill(el, 
       h('div', { class: 'row small muted' }, m.id, m.group_id ? badge(t('msg.group') + ' ' + m.group_id) : null, (m.tags || []).map((x) => badge(x)), fmtTime(m.updated_at)),
       h('div', { class: 'quote mem-text' }, m.content),
       h('div', { class: 'row' }, h('button', { type: 'button', class: 'edit', onclick: edit }, t('mem.edit')),
@@ -623,7 +630,7 @@ async function tabMemories(pane, user) {
       const c = h('textarea', { class: 'edit-content', maxlength: 1000, value: m.content });
       const g = h('input', { class: 'edit-group', value: m.group_id || '' });
       const tg = h('input', { class: 'edit-tags', value: (m.tags || []).join(', ') });
-      clear(el).append(c, h('div', { class: 'row' }, h('label', null, t('mem.group'), g), h('label', { class: 'grow' }, t('mem.tags'), tg)),
+      fill(el, c, h('div', { class: 'row' }, h('label', null, t('mem.group'), g), h('label', { class: 'grow' }, t('mem.tags'), tg)),
         h('div', { class: 'row' }, h('button', { type: 'button', class: 'primary save', onclick: async () => {
           try {
             m = await api('PATCH', '/memories/' + encodeURIComponent(m.id), { user, body: { content: c.value, group_id: g.value.trim(), tags: tagsOf(tg.value) } });
@@ -665,7 +672,7 @@ async function tabJobs(pane, user) {
 }
 
 async function tabRecall(pane, user) {
-  const q = h('input', { id: 'rc-question', class: 'grow', maxlength: 1000 });
+  const q = h('input', { id: 'rc-question', maxlength: 1000 });
   const now = h('input', { type: 'datetime-local', id: 'rc-now' });
   const since = h('input', { type: 'datetime-local', id: 'rc-since' });
   const until = h('input', { type: 'datetime-local', id: 'rc-until' });
@@ -674,13 +681,13 @@ async function tabRecall(pane, user) {
   const lab = (k, el, cls) => h('label', { class: cls }, t(k), el);
   pane.append(h('form', { class: 'row', id: 'rc-form', onsubmit: async (e) => {
     e.preventDefault();
-    clear(out).append(t('loading'));
+    fill(out, t('loading'));
     const context = { role_pref: role.value, now: toRFC3339(now.value) };
     if (since.value || until.value) context.time_range = { since: toRFC3339(since.value), until: toRFC3339(until.value) };
     try {
       const r = await api('POST', '/recall', { user, body: { question: q.value, context, options: { trace: true } } });
-      clear(out).append(recallView(r));
-    } catch (err) { clear(out).append(errorBox(err)); }
+      fill(out, recallView(r));
+    } catch (err) { fill(out, errorBox(err)); }
   } }, lab('rc.question', q, 'grow'), lab('rc.now', now), lab('rc.since', since), lab('rc.until', until), lab('rc.role', role),
   h('button', { type: 'submit', class: 'primary', id: 'rc-ask' }, t('rc.ask'))), out);
 }
