@@ -283,6 +283,15 @@ func TestConsoleBrowser(t *testing.T) {
 	)
 	ts.as(user).waitJob(failed, "done")
 
+	// On a phone's screen: the tabs scroll, tables scroll inside the page.
+	run("phone",
+		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)),
+		chromedp.Navigate(userURL("messages")),
+		chromedp.WaitVisible(`#messages-table`, chromedp.ByQuery),
+		shot.take("console-phone"),
+		chromedp.EmulateViewport(1280, 900),
+	)
+
 	// The page in Chinese.
 	run("zh",
 		chromedp.Navigate(userURL("recall")),
