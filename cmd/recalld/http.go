@@ -25,6 +25,7 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/metrics"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -58,13 +59,23 @@ type server struct {
 	// embedderFallback is why the configured embedder could not be used
 	// (the hashing embedder serves instead), or "".
 	embedderFallback string
+	metrics          *metrics.Metrics
+	conflicts        *conflictLog // recent conflicts recalls settled
 }
 
 func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string) *server {
+	return newServerWith(cfg, log, store, ag, version, metrics.New())
+}
+
+// newServerWith is newServer recording into m, which serve also gives the
+// store and the worker.
+func newServerWith(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Agent, version string, m *metrics.Metrics) *server {
 	s := &server{cfg: cfg, log: log.With("component", "http"), store: store,
 		tools: newQueryService(store, cfg), agent: ag,
 		queue: ingest.NewQueue(store), version: version,
-		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log)}
+		live: newLiveConfig(cfg, log), breaker: newStoreBreaker(cfg.Breaker, log),
+		metrics: m, conflicts: newConflictLog(conflictKeep)}
+	m.WatchState(s.metricsState)
 	if cfg.PerUserInflight > 0 {
 		s.slots = newUserSlots(cfg.PerUserInflight)
 	}
@@ -74,6 +85,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(s.log)
+	e.Use(m.Middleware())
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.log.Error("panic in handler", "path", c.Path(), "err", err, "stack", string(stack))
@@ -108,6 +120,7 @@ func newServer(cfg Config, log *slog.Logger, store *storage.Store, ag *agent.Age
 	s.registerContextRoutes(e, auth)
 	s.profileRoutes(e, auth)
 	s.registerMemories(e, auth)
+	s.registerConsole(e, auth)
 	// MCP tool calls ask the breaker themselves: a POST may be a handshake
 	// that touches no store, or a tool call that fails inside a 200.
 	e.POST("/mcp", s.serveMCP, s.authenticate)
@@ -514,9 +527,17 @@ func (s *server) recall(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
+	// The metrics count the tools each recall called, which its trace
+	// lists: ask for it, and answer it only to a caller who did.
+	asked := req.Options.Trace
+	req.Options.Trace = true
 	resp, err := s.agent.Recall(c.Request().Context(), userOf(c), req)
 	if err != nil {
 		return err
+	}
+	s.recordRecall(userOf(c), req, resp)
+	if !asked {
+		resp.Trace = nil
 	}
 	return c.JSON(http.StatusOK, resp)
 }

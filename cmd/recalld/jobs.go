@@ -102,7 +102,7 @@ func (h *liveHistorian) Process(ctx context.Context, job ingest.Job) (ingest.Res
 // startWorker runs the historian worker in the background, its store access
 // behind gate (nil: none). stop cancels it and returns once it has finished
 // the job in hand, so that serve can close storage after it.
-func (a *app) startWorker(live *liveConfig, store *storage.Store, gate ingest.Gate, log *slog.Logger) (stop func(), err error) {
+func (a *app) startWorker(live *liveConfig, store *storage.Store, gate ingest.Gate, onOutcome func(string, time.Duration), log *slog.Logger) (stop func(), err error) {
 	proc, err := newLiveHistorian(live, func(c Config) (ingest.Processor, error) { return a.newProcessor(c, log) })
 	if err != nil {
 		return nil, err
@@ -117,6 +117,7 @@ func (a *app) startWorker(live *liveConfig, store *storage.Store, gate ingest.Ga
 		FailedMaxAge:   q.FailedMaxAge.Duration,
 		FailedMaxCount: q.FailedMaxCount,
 		Gate:           gate,
+		OnOutcome:      onOutcome,
 		Logger:         log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -138,7 +138,7 @@ func TestTurnsEndBadInput(t *testing.T) {
 		{"limit zero", "GET", "/jobs?limit=0", nil, nil, 422, codeInvalid},
 		{"limit not a number", "GET", "/jobs?limit=ten", nil, nil, 400, codeBadRequest},
 		{"unknown parameter", "GET", "/jobs?user=qq:2", nil, nil, 400, codeBadRequest},
-		{"wrong method", "DELETE", "/jobs", nil, nil, 405, codeMethodNotAllowed},
+		{"wrong method", "PUT", "/jobs", nil, nil, 405, codeMethodNotAllowed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

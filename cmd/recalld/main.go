@@ -21,6 +21,7 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/metrics"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -251,13 +252,13 @@ func storageMemory(cfg Config) (cache, mmap int64) {
 // used (semantic search resumes once the embedder answers), and without one
 // the store opens lexical-only. degraded says what happened, "" when nothing
 // did; for a USE-Lite model that did not load it is the fallback to hashing.
-func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *storage.Store, degraded string, err error) {
+func openServeStore(ctx context.Context, cfg Config, log *slog.Logger, obs storage.Observer) (store *storage.Store, degraded string, err error) {
 	emb, fallback, err := newEmbedder(ctx, cfg.Embedder, log)
 	if err == nil || cfg.Embedder.Kind != "openai" || ctx.Err() != nil {
 		if err != nil {
 			return nil, "", err
 		}
-		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, Observer: obs})
 		return store, fallback, err
 	}
 	probeErr := err
@@ -280,13 +281,13 @@ func openServeStore(ctx context.Context, cfg Config, log *slog.Logger) (store *s
 		if emb, _, err = newEmbedder(ctx, ec, log); err != nil {
 			return nil, "", err
 		}
-		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, Observer: obs})
 		degraded = fmt.Sprintf("the embedder did not answer at start (%v); semantic search resumes once it does", probeErr)
 		log.Warn("embedder unreachable at start: using the dimension the store recorded; lexical-only until it answers",
 			"embedder", name, "err", probeErr)
 		return store, degraded, err
 	}
-	store, err = openStoreWith(ctx, cfg, log, storage.Config{LexicalOnly: true})
+	store, err = openStoreWith(ctx, cfg, log, storage.Config{LexicalOnly: true, Observer: obs})
 	degraded = fmt.Sprintf("the embedder openai:%s did not answer at start (%v) and its dimension is unknown: lexical-only until a restart reaches it "+
 		"(set embedder.dim to let it recover without a restart)", cfg.Embedder.Model, probeErr)
 	log.Warn("embedder unreachable at start and no dimension known: serving lexical-only", "model", cfg.Embedder.Model, "err", probeErr)
@@ -306,7 +307,8 @@ func (a *app) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	log.Info("starting", "version", version(), "config", cfg.redacted())
-	store, degraded, err := openServeStore(ctx, cfg, log)
+	m := metrics.New()
+	store, degraded, err := openServeStore(ctx, cfg, log, m)
 	if err != nil {
 		return err
 	}
@@ -314,7 +316,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}
-	srv := newServer(cfg, log, store, ag, version())
+	srv := newServerWith(cfg, log, store, ag, version(), m)
 	if degraded != "" {
 		srv.degraded = append(srv.degraded, degraded)
 	}
@@ -340,7 +342,7 @@ func (a *app) serve(ctx context.Context, args []string) error {
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
 	}
-	stopWorker, err := a.startWorker(srv.live, store, srv.breaker, log)
+	stopWorker, err := a.startWorker(srv.live, store, srv.breaker, m.Job, log)
 	if err != nil {
 		return errors.Join(err, ln.Close(), store.Close())
 	}
