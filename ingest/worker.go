@@ -72,9 +72,19 @@ type WorkerConfig struct {
 	// Gate, if set, guards the worker's use of the store: a circuit breaker
 	// shared with the HTTP routes. While it refuses, the worker waits Poll
 	// instead of retrying against a failing store.
-	Gate   Gate
-	Logger *slog.Logger
+	Gate Gate
+	// OnOutcome, if set, hears how each attempt ended (OutcomeDone,
+	// OutcomeRetry or OutcomeFailed) and how long processing took; for metrics.
+	OnOutcome func(outcome string, took time.Duration)
+	Logger    *slog.Logger
 }
+
+// Outcomes of a job attempt, as WorkerConfig.OnOutcome hears them.
+const (
+	OutcomeDone   = "done"
+	OutcomeRetry  = "retry"  // failed; runs again after its backoff
+	OutcomeFailed = "failed" // failed for good; kept for inspection
+)
 
 // Gate is a circuit breaker around the store (in recalld, gobreaker's
 // TwoStepCircuitBreaker behind the HTTP routes' breaker). Allow refuses
@@ -239,13 +249,15 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 	var (
 		res  Result
 		perr error
+		took time.Duration
 	)
 	if err := json.Unmarshal(claimed.Payload, &job.Turn); err != nil {
 		perr = Permanent(fmt.Errorf("decode turn: %w", err))
 	} else {
 		start := time.Now()
 		res, perr = w.proc.Process(ctx, job)
-		log = log.With("took", time.Since(start))
+		took = time.Since(start)
+		log = log.With("took", took)
 	}
 	if perr != nil && ctx.Err() != nil {
 		// Shutdown cut the attempt off; once the store closes, its lease
@@ -270,6 +282,7 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 			return true, err
 		default:
 			log.Debug("job done", "events", out.Events, "profiles", out.Profiles)
+			w.outcome(OutcomeDone, took)
 			return true, nil
 		}
 	}
@@ -287,10 +300,18 @@ func (w *Worker) ProcessNext(ctx context.Context) (bool, error) {
 	}
 	if after.State == storage.JobFailed {
 		log.Error("job failed; kept for inspection (recalld jobs list -state failed)", "err", perr)
+		w.outcome(OutcomeFailed, took)
 	} else {
 		log.Warn("job attempt failed; retrying", "err", perr, "retry_at", after.RunAfter)
+		w.outcome(OutcomeRetry, took)
 	}
 	return true, nil
+}
+
+func (w *Worker) outcome(o string, took time.Duration) {
+	if w.cfg.OnOutcome != nil {
+		w.cfg.OnOutcome(o, took)
+	}
 }
 
 // backoff is the delay before the retry that follows attempt.

@@ -135,6 +135,8 @@ func TestWorkerRetriesThenKeepsFailed(t *testing.T) {
 	cfg := ingest.DefaultWorkerConfig()
 	cfg.MaxRetries = 2
 	cfg.RetryBackoff = 10 * time.Second
+	var outcomes []string
+	cfg.OnOutcome = func(o string, _ time.Duration) { outcomes = append(outcomes, o) }
 	w := ingest.NewWorker(s, p, cfg)
 
 	step(t, w, true)
@@ -167,6 +169,10 @@ func TestWorkerRetriesThenKeepsFailed(t *testing.T) {
 	step(t, w, true)
 	if j := mustJob(t, s, id); j.State != storage.JobDone {
 		t.Fatalf("after retry: %+v", j)
+	}
+	want := []string{ingest.OutcomeRetry, ingest.OutcomeRetry, ingest.OutcomeFailed, ingest.OutcomeDone}
+	if !slices.Equal(outcomes, want) {
+		t.Fatalf("outcomes %v, want %v", outcomes, want)
 	}
 }
 

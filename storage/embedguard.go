@@ -89,10 +89,12 @@ func (s *Store) embed(ctx context.Context, texts []string) ([][]float32, error) 
 		}
 		return nil, fmt.Errorf("%w: embedder %s: %s", ErrSemanticUnavailable, s.EmbedderName(), msg)
 	}
+	start := time.Now()
 	vecs, err := s.emb.Embed(ctx, texts)
 	if err == nil {
 		err = s.checkVectors(vecs, len(texts))
 	}
+	s.cfg.Observer.Embedded(len(texts), time.Since(start), err)
 	if err != nil && ctx.Err() != nil {
 		done(errCallerGone)
 		return nil, ctx.Err()

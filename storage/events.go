@@ -103,6 +103,9 @@ func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) (_ [
 	if f.JobID != "" {
 		where, args = append(where, "job_id = ?"), append(args, f.JobID)
 	}
+	if !f.Before.IsZero() {
+		where, args = append(where, "timestamp_epoch < ?"), append(args, f.Before.Unix())
+	}
 	rows, err := s.r.QueryContext(ctx, `SELECT `+eventCols+` FROM events WHERE `+strings.Join(where, " AND ")+
 		` ORDER BY timestamp_epoch DESC, seq DESC LIMIT ?`, append(args, f.Limit)...)
 	if err != nil {

@@ -354,6 +354,7 @@ func (s *Store) indexOnce(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("storage: index batch: %w", err)
 	}
+	s.cfg.Observer.Indexed(len(entries))
 	return len(entries), nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -438,10 +439,22 @@ func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (_ int, err error) {
 		return 0, fmt.Errorf("%w: keep and age must not be negative", ErrInvalid)
 	}
 	before := s.now().Add(-p.OlderThan).UnixMilli()
+	scope, scopeArgs := `state = ?`, []any{p.State}
+	if p.UserID != "" {
+		scope, scopeArgs = scope+` AND user_id = ?`, append(scopeArgs, p.UserID)
+	}
 	var n int64
 	err = s.update(ctx, func(tx *sql.Tx) error {
+		if p.All {
+			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE `+scope, scopeArgs...)
+			if err != nil {
+				return err
+			}
+			n, _ = r.RowsAffected()
+			return nil
+		}
 		if p.OlderThan > 0 {
-			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state = ? AND updated_ms < ?`, p.State, before)
+			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE `+scope+` AND updated_ms < ?`, append(slices.Clone(scopeArgs), before)...)
 			if err != nil {
 				return err
 			}
@@ -449,8 +462,9 @@ func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (_ int, err error) {
 			n += c
 		}
 		if p.Keep > 0 {
-			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE state = ? AND id NOT IN
-				(SELECT id FROM jobs WHERE state = ? ORDER BY updated_ms DESC, id DESC LIMIT ?)`, p.State, p.State, p.Keep)
+			args := append(append(slices.Clone(scopeArgs), scopeArgs...), p.Keep)
+			r, err := tx.ExecContext(ctx, `DELETE FROM jobs WHERE `+scope+` AND id NOT IN
+				(SELECT id FROM jobs WHERE `+scope+` ORDER BY updated_ms DESC, id DESC LIMIT ?)`, args...)
 			if err != nil {
 				return err
 			}

@@ -422,6 +422,33 @@ func TestPurgeJobs(t *testing.T) {
 	if _, err := s.PurgeJobs(ctx, storage.JobPurge{State: storage.JobPending}); !errors.Is(err, storage.ErrInvalid) {
 		t.Fatalf("purging pending jobs: %v, want ErrInvalid", err)
 	}
+
+	// A user's purge leaves the other users' jobs alone. Fail u1's
+	// pending job (claimed first, it is older) and u2's.
+	other := mustEnqueue(t, s, "u2", "q")
+	for range 2 {
+		if _, err := s.FailJob(ctx, mustClaim(t, s), "x", 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err = s.PurgeJobs(ctx, storage.JobPurge{State: storage.JobFailed, UserID: "u1", Keep: 1})
+	if err != nil || n != 2 {
+		t.Fatalf("purge of u1 keeping 1: %d %v, want 2", n, err)
+	}
+	if got := jobStates(t, s, "u2"); got[other.ID] != storage.JobFailed {
+		t.Fatalf("u2's failed job after u1's purge: %v", got)
+	}
+	n, err = s.PurgeJobs(ctx, storage.JobPurge{State: storage.JobFailed, UserID: "u1"})
+	if err != nil || n != 0 {
+		t.Fatalf("purge without age or count: %d %v, want 0", n, err)
+	}
+	n, err = s.PurgeJobs(ctx, storage.JobPurge{State: storage.JobFailed, UserID: "u1", All: true})
+	if err != nil || n != 1 {
+		t.Fatalf("purge all of u1's failed jobs: %d %v, want 1", n, err)
+	}
+	if got := jobStates(t, s, "u2"); got[other.ID] != storage.JobFailed {
+		t.Fatalf("u2's failed job after u1's purge: %v", got)
+	}
 }
 
 func event(j storage.Job, i int, text string) storage.Event {

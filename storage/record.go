@@ -150,10 +150,16 @@ type JobFilter struct {
 // JobPurge selects jobs of one final state to delete.
 type JobPurge struct {
 	State string // JobFailed or JobDone
+	// UserID restricts the purge to one user's jobs; empty purges every
+	// user's, which only operator tools do.
+	UserID string
 	// OlderThan deletes the jobs last updated longer ago than it (0: no age limit).
 	OlderThan time.Duration
 	// Keep deletes all but the Keep most recently updated (0: no count limit).
 	Keep int
+	// All deletes every job of the state (of UserID, when set), whatever
+	// OlderThan and Keep say.
+	All bool
 }
 
 // Perspectives of an event: whose memory it belongs to.
@@ -194,7 +200,10 @@ type Event struct {
 type EventFilter struct {
 	GroupID string
 	JobID   string
-	Limit   int // required, at most MaxEventList
+	// Before keeps events of turns before it (a page of a timeline
+	// continues from the oldest event it showed); zero: no bound.
+	Before time.Time
+	Limit  int // required, at most MaxEventList
 }
 
 // Entity types of a profile.

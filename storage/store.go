@@ -89,6 +89,9 @@ type Config struct {
 	// Now is the clock of the job table; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Observer hears embedder calls and indexing progress, for metrics;
+	// nil hears nothing.
+	Observer Observer
 }
 
 // Store is the recalld database: messages in SQLite plus derived indexes.
@@ -197,6 +200,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	if s.cfg.Observer == nil {
+		s.cfg.Observer = nopObserver{}
 	}
 	if cfg.Embedder != nil {
 		s.proj = newProjector(cfg.Embedder.Dim(), coarseBits)

@@ -131,7 +131,7 @@ func TestTurnsEndBadInput(t *testing.T) {
 		{"limit zero", "GET", "/jobs?limit=0", nil, nil, 422, httpapi.CodeInvalid},
 		{"limit not a number", "GET", "/jobs?limit=ten", nil, nil, 400, httpapi.CodeBadRequest},
 		{"unknown parameter", "GET", "/jobs?user=qq:2", nil, nil, 400, httpapi.CodeBadRequest},
-		{"wrong method", "DELETE", "/jobs", nil, nil, 405, httpapi.CodeMethodNotAllowed},
+		{"wrong method", "PUT", "/jobs", nil, nil, 405, httpapi.CodeMethodNotAllowed},
 	}
 	u.expectErrors(t, tests)
 	var res httpapi.JobsResponse

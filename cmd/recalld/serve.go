@@ -19,6 +19,7 @@ import (
 	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/internal/mcpapi"
+	"github.com/recalld/recalld/internal/metrics"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -80,7 +81,8 @@ type Main struct {
 func (m *Main) Run(ctx context.Context) error {
 	cfg, log := m.Config, m.Log
 	log.Info("starting", "version", version(), "config", cfg.Redacted())
-	store, degraded, err := cmdconfig.OpenServeStore(ctx, cfg, log)
+	met := metrics.New() // the store, the worker and the HTTP server record into it
+	store, degraded, err := cmdconfig.OpenServeStore(ctx, cfg, log, met)
 	if err != nil {
 		return err
 	}
@@ -93,12 +95,9 @@ func (m *Main) Run(ctx context.Context) error {
 		HalfOpenRequests: cfg.Breaker.HalfOpenRequests}, log)
 	live := config.NewLive(cfg, log)
 	tools := cmdconfig.NewQueryService(store, cfg)
-	hc := httpapi.Config{Config: cfg, Live: live, Gate: gate, Log: log, Store: store, Tools: tools, Agent: ag, Version: version(),
+	hc := httpapi.Config{Config: cfg, Live: live, Gate: gate, Log: log, Store: store, Tools: tools, Agent: ag, Version: version(), Metrics: met, Degraded: degraded,
 		MCP: mcpapi.New(mcpapi.Config{Tools: tools, Agent: ag, Gate: gate, Log: log, Timeout: cfg.RequestTimeout.Duration, Version: version(),
 			Events: func() queryapi.EventSearchConfig { return live.Load().Cognitive.Query.Events() }})}
-	if degraded != "" {
-		hc.Degraded = []string{degraded}
-	}
 	if cfg.Embedder.Kind == "use" {
 		hc.EmbedderFallback = degraded
 	}
@@ -109,7 +108,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if len(cfg.APIKeys) == 0 {
 		log.Warn("no api_keys configured: serving unauthenticated on loopback; X-Recall-User is trusted as sent")
 	}
-	if m.stopWorker, err = m.startWorker(live, gate); err != nil {
+	if m.stopWorker, err = m.startWorker(live, gate, met.Job); err != nil {
 		return errors.Join(err, ln.Close())
 	}
 	m.watch(ctx, live)
@@ -149,9 +148,9 @@ func (m *Main) watch(ctx context.Context, live *config.Live) {
 }
 
 // startWorker runs the historian worker in the background, its store access
-// behind gate. stop cancels it and returns once it has finished the job in
+// behind gate, each job attempt's outcome told to onOutcome. stop cancels it and returns once it has finished the job in
 // hand, so that Close can close storage after it.
-func (m *Main) startWorker(live *config.Live, gate ingest.Gate) (stop func(), err error) {
+func (m *Main) startWorker(live *config.Live, gate ingest.Gate, onOutcome func(string, time.Duration)) (stop func(), err error) {
 	proc, err := cmdconfig.NewLiveHistorian(live, func(c config.Config) (ingest.Processor, error) {
 		if m.Processor != nil {
 			return m.Processor, nil
@@ -165,7 +164,7 @@ func (m *Main) startWorker(live *config.Live, gate ingest.Gate) (stop func(), er
 	w := ingest.NewWorker(m.store, proc, ingest.WorkerConfig{
 		Poll: q.PollInterval.Duration, StaleTimeout: q.StaleJobTimeout.Duration, MaxRetries: q.JobMaxRetries,
 		RetryBackoff: q.RetryBackoff.Duration, FailedMaxAge: q.FailedMaxAge.Duration, FailedMaxCount: q.FailedMaxCount,
-		Gate: gate, Logger: m.Log,
+		Gate: gate, OnOutcome: onOutcome, Logger: m.Log,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -124,13 +124,14 @@ func storageMemory(cfg config.Config) (cache, mmap int64) {
 // used (semantic search resumes once the embedder answers), and without one
 // the store opens lexical-only. degraded says what happened, "" when nothing
 // did; for a USE-Lite model that did not load it is the fallback to hashing.
-func OpenServeStore(ctx context.Context, cfg config.Config, log *slog.Logger) (store *storage.Store, degraded string, err error) {
+// obs hears the store's embedder calls and indexing (the metrics).
+func OpenServeStore(ctx context.Context, cfg config.Config, log *slog.Logger, obs storage.Observer) (store *storage.Store, degraded string, err error) {
 	emb, fallback, err := NewEmbedder(ctx, cfg.Embedder, log)
 	if err == nil || cfg.Embedder.Kind != "openai" || ctx.Err() != nil {
 		if err != nil {
 			return nil, "", err
 		}
-		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, Observer: obs})
 		return store, fallback, err
 	}
 	probeErr := err
@@ -153,13 +154,13 @@ func OpenServeStore(ctx context.Context, cfg config.Config, log *slog.Logger) (s
 		if emb, _, err = NewEmbedder(ctx, ec, log); err != nil {
 			return nil, "", err
 		}
-		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb})
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, Observer: obs})
 		degraded = fmt.Sprintf("the embedder did not answer at start (%v); semantic search resumes once it does", probeErr)
 		log.Warn("embedder unreachable at start: using the dimension the store recorded; lexical-only until it answers",
 			"embedder", name, "err", probeErr)
 		return store, degraded, err
 	}
-	store, err = openStoreWith(ctx, cfg, log, storage.Config{LexicalOnly: true})
+	store, err = openStoreWith(ctx, cfg, log, storage.Config{LexicalOnly: true, Observer: obs})
 	degraded = fmt.Sprintf("the embedder openai:%s did not answer at start (%v) and its dimension is unknown: lexical-only until a restart reaches it "+
 		"(set embedder.dim to let it recover without a restart)", cfg.Embedder.Model, probeErr)
 	log.Warn("embedder unreachable at start and no dimension known: serving lexical-only", "model", cfg.Embedder.Model, "err", probeErr)

@@ -53,6 +53,9 @@ type Config struct {
 	// X-Recall-User and only listens on loopback. They reload without a
 	// restart: a removed key is refused from the reload on.
 	APIKeys []APIKey `toml:"api_keys"`
+	// MetricsKey, when set, is the bearer token GET /metrics needs; without
+	// it /metrics is open like /healthz.
+	MetricsKey string `toml:"metrics_key"`
 
 	Embedder EmbedderConfig `toml:"embedder"`
 	LLM      LLMConfig      `toml:"llm"`
@@ -266,6 +269,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	dur("RECALLD_SHUTDOWN_TIMEOUT", &cfg.ShutdownTimeout)
 	dur("RECALLD_REQUEST_TIMEOUT", &cfg.RequestTimeout)
 	// RECALLD_API_KEYS is a comma-separated list of key or key=user_prefix.
+	if v := getenv("RECALLD_METRICS_KEY"); v != "" {
+		cfg.MetricsKey = v
+	}
 	if v := getenv("RECALLD_API_KEYS"); v != "" {
 		cfg.APIKeys = nil
 		for i, item := range strings.Split(v, ",") {
@@ -402,6 +408,9 @@ func (c Config) Redacted() Config {
 	}
 	if out.Embedder.APIKey != "" {
 		out.Embedder.APIKey = "***"
+	}
+	if out.MetricsKey != "" {
+		out.MetricsKey = "***"
 	}
 	if out.LLM.APIKey != "" {
 		out.LLM.APIKey = "***"

@@ -211,9 +211,17 @@ func (s *Server) recall(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
+	// The metrics count the tools each recall called, which its trace
+	// lists: ask for it, and answer it only to a caller who did.
+	asked := req.Options.Trace
+	req.Options.Trace = true
 	resp, err := s.agent.Recall(c.Request().Context(), userOf(c), req)
 	if err != nil {
 		return err
+	}
+	s.recordRecall(userOf(c), req, resp)
+	if !asked {
+		resp.Trace = nil
 	}
 	return c.JSON(http.StatusOK, resp)
 }

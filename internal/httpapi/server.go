@@ -22,6 +22,7 @@ import (
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/breaker"
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/metrics"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -52,12 +53,15 @@ type Config struct {
 	MCP MCP
 	// Version is what /healthz shows.
 	Version string
-	// Degraded lists what was found wrong at start (an unreachable
-	// embedder, say); /healthz shows it.
-	Degraded []string
+	// Degraded is what was found wrong at start (an unreachable embedder,
+	// say), "" for nothing; /healthz shows it.
+	Degraded string
 	// EmbedderFallback is why the configured embedder could not be used
 	// (the hashing embedder serves instead), or "".
 	EmbedderFallback string
+	// Metrics records the routes, recalls and state for /metrics; serve
+	// also gives it to the store and the worker. nil: a fresh one.
+	Metrics *metrics.Metrics
 }
 
 // Server holds what the HTTP handlers need. Handlers only decode, call and encode.
@@ -77,14 +81,23 @@ type Server struct {
 	e        *echo.Echo
 
 	embedderFallback string
+	metrics          *metrics.Metrics
+	conflicts        *conflictLog // recent conflicts recalls settled
 }
 
 // New builds the routes of the HTTP API over c.
 func New(c Config) *Server {
 	cfg := c.Config
-	s := &Server{cfg: cfg, live: c.Live, gate: c.Gate, degraded: c.Degraded, log: c.Log.With("component", "http"),
+	s := &Server{cfg: cfg, live: c.Live, gate: c.Gate, log: c.Log.With("component", "http"),
 		store: c.Store, tools: c.Tools, agent: c.Agent, queue: ingest.NewQueue(c.Store), version: c.Version,
-		mcp: c.MCP, embedderFallback: c.EmbedderFallback}
+		mcp: c.MCP, embedderFallback: c.EmbedderFallback, metrics: c.Metrics, conflicts: newConflictLog(conflictKeep)}
+	if c.Degraded != "" {
+		s.degraded = []string{c.Degraded}
+	}
+	if s.metrics == nil {
+		s.metrics = metrics.New()
+	}
+	s.metrics.WatchState(s.metricsState)
 	if cfg.PerUserInflight > 0 {
 		s.slots = newUserSlots(cfg.PerUserInflight)
 	}
@@ -92,6 +105,7 @@ func New(c Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = errorHandler(s.log)
+	e.Use(s.metrics.Middleware())
 	e.Use(middleware.RecoverWithConfig(middleware.RecoverConfig{
 		LogErrorFunc: func(c echo.Context, err error, stack []byte) error {
 			s.log.Error("panic in handler", "path", c.Path(), "err", err, "stack", string(stack))
@@ -126,6 +140,7 @@ func New(c Config) *Server {
 	s.registerContextRoutes(e, auth)
 	s.profileRoutes(e, auth)
 	s.registerMemories(e, auth)
+	s.registerConsole(e, auth)
 	// MCP tool calls ask the breaker themselves: a POST may be a handshake
 	// that touches no store, or a tool call that fails inside a 200.
 	e.POST("/mcp", s.serveMCP, s.authenticate)
