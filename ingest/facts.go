@@ -52,6 +52,12 @@ type lexiconFile struct {
 	Jokes      map[string][]string          `yaml:"jokes"`
 	Vague      map[string][]string          `yaml:"vague"`
 	Questions  map[string][]string          `yaml:"questions"`
+	PastLead   map[string][]string          `yaml:"past_lead"`
+	Past       map[string][]string          `yaml:"past"`
+	Kin        map[string][]string          `yaml:"kin"`
+	Others     map[string][]string          `yaml:"others"`
+	We         map[string][]string          `yaml:"we"`
+	WeOnly     []string                     `yaml:"we_categories"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -69,6 +75,8 @@ type lexiconFile struct {
 		Pattern  string            `yaml:"pattern"`
 		Values   map[string]string `yaml:"values"`
 		Reroute  []string          `yaml:"reroute"`
+		Ellipsis []string          `yaml:"ellipsis"`
+		Other    bool              `yaml:"other"`
 	} `yaml:"rules"`
 	Topics []struct {
 		Key   string   `yaml:"key"`
@@ -96,6 +104,13 @@ type rule struct {
 	re       *regexp.Regexp
 	values   map[string]string
 	reroute  []string
+	// ellipsis lists the categories whose fact, stated in an earlier
+	// clause, the rule may take up ("原来不喝茶，现在开始喝了"); such a
+	// rule matches only after one.
+	ellipsis []string
+	// other: what follows the match is about someone else (a relative
+	// named right after the subject).
+	other bool
 }
 
 type topic struct {
@@ -113,6 +128,11 @@ type lexicon struct {
 	skip      *regexp.Regexp
 	jokes     *regexp.Regexp
 	questions *regexp.Regexp
+	past      *regexp.Regexp // a clause about what used to be
+	pastLead  []string       // words that open such a clause, longest first
+	others    *regexp.Regexp // someone the subject has, named after it
+	we        *regexp.Regexp // a subject that includes the sender
+	weOnly    []string       // the categories a we-clause may state
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
@@ -185,6 +205,14 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		lx.cats[c.Name] = cat
 	}
 	for i, r := range f.Rules {
+		for _, c := range r.Ellipsis {
+			if _, ok := lx.cats[c]; !ok {
+				return nil, fmt.Errorf("ingest: fact lexicon: rule %d: ellipsis of unknown category %q", i, c)
+			}
+		}
+		if r.Category == "" && len(r.Ellipsis) > 0 {
+			r.Category = r.Ellipsis[0]
+		}
 		if _, ok := lx.cats[r.Category]; !ok {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d: unknown category %q", i, r.Category)
 		}
@@ -204,6 +232,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		for k, v := range macros {
 			pat = strings.ReplaceAll(pat, "{"+k+"}", v)
 		}
+		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
 		flags := ""
 		if r.Lang == "en" {
 			flags = "(?i)"
@@ -212,10 +241,11 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		if err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s): %w", i, r.Category, err)
 		}
-		if re.SubexpIndex("v") < 0 {
+		if re.SubexpIndex("v") < 0 && len(r.Ellipsis) == 0 {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) has no group v", i, r.Category)
 		}
-		lx.rules = append(lx.rules, rule{category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute})
+		lx.rules = append(lx.rules, rule{category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
+			ellipsis: r.Ellipsis, other: r.Other})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -231,11 +261,20 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}} {
+	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}, {&lx.past, f.Past}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
 	}
+	if lx.others, err = regexp.Compile(`(?i)^\s*(?:的|['’]s\s+)?(?:` + kinAlt(both(f.Kin)) + `|` + kinAlt(both(f.Others)) + `)`); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: others: %w", err)
+	}
+	if lx.we, err = regexp.Compile(`(?i)^(?:` + kinAlt(both(f.We)) + `)`); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: we: %w", err)
+	}
+	lx.weOnly = f.WeOnly
+	lx.pastLead = both(f.PastLead)
+	slices.SortFunc(lx.pastLead, func(a, b string) int { return len(b) - len(a) })
 	for _, v := range both(f.Vague) {
 		lx.vague[strings.ToLower(v)] = true
 	}
@@ -250,24 +289,46 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	return lx, nil
 }
 
+// kinAlt is an alternation of words, longest first; ASCII words end on a
+// word boundary.
+func kinAlt(words []string) string {
+	words = slices.Clone(words)
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) })
+	alts := make([]string, 0, len(words))
+	for _, w := range words {
+		q := regexp.QuoteMeta(w)
+		if isASCIIWord(w) {
+			q += `\b`
+		}
+		alts = append(alts, q)
+	}
+	if len(alts) == 0 {
+		return `\x{FFFF}` // matches nothing in text
+	}
+	return strings.Join(alts, "|")
+}
+
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
 // and the conjunctions that start a new statement.
-var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but)\s+|但是|而且|并且|同时`)
+var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
 
 type clause struct {
 	text     string
 	question bool
+	// and: the clause follows "and" (a list: "likes hiking and camping").
+	and bool
 }
 
 func splitClauses(text string) []clause {
 	var out []clause
-	last := 0
+	last, and := 0, false
 	for _, m := range clauseEnd.FindAllStringIndex(text, -1) {
 		sep := text[m[0]:m[1]]
-		out = append(out, clause{text: text[last:m[0]], question: sep == "?" || sep == "？"})
+		out = append(out, clause{text: text[last:m[0]], question: sep == "?" || sep == "？", and: and})
 		last = m[1]
+		and = strings.EqualFold(strings.TrimSpace(sep), "and")
 	}
-	return append(out, clause{text: text[last:]})
+	return append(out, clause{text: text[last:], and: and})
 }
 
 var spaces = regexp.MustCompile(`\s+`)
@@ -280,28 +341,38 @@ func (lx *lexicon) stripTimes(s string) string {
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }
 
+// hanSpace is a space next to a Han character: mixed text ("住在
+// Vancouver", "在 Google 上海办公室上班") is matched without it.
+var hanSpace = regexp.MustCompile(`(\p{Han})\s+|\s+(\p{Han})`)
+
+func joinHan(s string) string { return hanSpace.ReplaceAllString(s, "$1$2") }
+
 // stripAdverbs removes the adverbs at the start of s.
 func (lx *lexicon) stripAdverbs(s string) string {
 	for {
 		s = strings.TrimLeft(s, " ,，:：")
-		cut := false
-		for _, a := range lx.adverbs {
-			rest, ok := cutPrefixFold(s, a)
-			if !ok {
-				continue
-			}
-			if isASCIIWord(a) {
-				if rest != "" && rest[0] != ' ' {
-					continue
-				}
-			}
-			s, cut = rest, true
-			break
-		}
-		if !cut {
+		rest, ok := cutWord(s, lx.adverbs)
+		if !ok {
 			return s
 		}
+		s = rest
 	}
+}
+
+// cutWord cuts the first of words (longest first) that opens s; an ASCII
+// word must end at a word boundary.
+func cutWord(s string, words []string) (string, bool) {
+	for _, a := range words {
+		rest, ok := cutPrefixFold(s, a)
+		if !ok {
+			continue
+		}
+		if isASCIIWord(strings.ReplaceAll(a, " ", "")) && rest != "" && rest[0] != ' ' {
+			continue
+		}
+		return rest, true
+	}
+	return s, false
 }
 
 func cutPrefixFold(s, prefix string) (string, bool) {
@@ -342,13 +413,25 @@ var otherSubject = regexp.MustCompile(`^(?:他|她|它|他们|她们|我们|你�
 // possessive opens a predicate about something of the subject's.
 var possessive = regexp.MustCompile(`^\s*(?:的|['’]s\b)`)
 
+// pastVerb is a verb of experience ("学过" is "学" in the past); enUsedTo
+// is "used to" before a verb.
+var (
+	pastVerb = regexp.MustCompile(`(学|养|住|工作|做|当|练|上|干|待|呆)过`)
+	enUsedTo = regexp.MustCompile(`(?i)^used to ([a-z]+)`)
+)
+
 // ExtractFacts returns the long-lived facts text states about subj, in the
 // order it states them. text is an event in absolute form (the historian
-// wrote subj as "Name(id)", its name or its id); a clause counts when subj
-// is its subject, or when it has none and follows one that had. Questions,
-// hypotheticals, wishes, moods and jokes state nothing, and neither do
-// clauses about someone else (including subj's relatives: "Ann's sister
-// lives in Paris").
+// wrote subj as "Name(id)", its name or its id). The text is cut into
+// clauses (punctuation and conjunctions); a clause counts when subj is its
+// subject, or when it has none and follows one that had, or when its
+// subject includes subj ("我们住在苏州": places and pets only). Its
+// predicate, without times and adverbs, is matched against the verb frames
+// of lexicon/facts.yaml. Questions, hypotheticals, wishes, moods and jokes
+// state nothing, and neither do clauses about someone else (subj's
+// relatives: "Ann's sister lives in Paris" says only that Ann has a
+// sister). What used to be ("以前住在北京", "used to hate running") is not
+// a fact, but a later clause may take it up ("现在不吃了", "now loves it").
 func ExtractFacts(text string, subj Subject) []Fact {
 	return facts.extract(text, subj)
 }
@@ -360,12 +443,16 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 	}
 	var out []Fact
 	about := false // the clause before was about subj
+	var ante *Fact // the last fact stated or recalled, for an ellipsis
+	prev := -1     // the fact of the clause before in out, or -1
 	for _, c := range splitClauses(text) {
-		s := lx.stripTimes(c.text)
+		s := joinHan(lx.stripTimes(c.text))
+		last := prev
+		prev = -1
 		if s == "" {
 			continue
 		}
-		rest, explicit := "", false
+		rest, explicit, we := "", false, false
 		for _, f := range forms {
 			if r, ok := strings.CutPrefix(s, f); ok {
 				if next, _ := utf8.DecodeRuneInString(r); isASCIIWord(f[len(f)-1:]) && (unicode.IsLetter(next) || unicode.IsDigit(next)) {
@@ -378,6 +465,9 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		switch {
 		case explicit:
 			about = true
+		case lx.we.MatchString(s):
+			rest, we = s[len(lx.we.FindString(s)):], true
+			rest = enThird(rest)
 		case about && !otherSubject.MatchString(s):
 			rest = s
 		default:
@@ -388,50 +478,201 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			about = false
 			continue
 		}
-		f, ok := lx.match(lx.stripAdverbs(strings.TrimSpace(rest)))
-		if !ok {
+		pred := lx.stripAdverbs(strings.TrimSpace(rest))
+		pred, past := lx.cutPast(pred)
+		fs, other := lx.match(pred, ante)
+		if other {
+			// A relative: the family fact, and nothing else of the clause
+			// or the ones after it is about subj.
+			if !past && !we {
+				out = append(out, fs...)
+			}
+			about = false
+			continue
+		}
+		if we {
+			fs = slices.DeleteFunc(fs, func(f Fact) bool { return !slices.Contains(lx.weOnly, f.Category) })
+		}
+		if len(fs) == 0 && !past && !we {
+			if f, ok := lx.nextItem(out, last, pred, c); ok {
+				fs = []Fact{f}
+			} else if lx.extendHabit(out, last, pred) {
+				prev = last
+				continue
+			}
+		}
+		if len(fs) == 0 {
 			// A clause that says nothing known about subj ends the chain
 			// when it is about someone subj has ("Ann's colleague Bob is
 			// a doctor, likes fishing") or opened without subj.
-			about = explicit && !possessive.MatchString(rest)
+			about = explicit && !possessive.MatchString(rest) && !lx.others.MatchString(rest)
 			continue
 		}
-		out = append(out, f)
+		a := fs[len(fs)-1]
+		ante = &a
+		if past {
+			continue // what used to be is not a fact, only an antecedent
+		}
+		out = append(out, fs...)
+		prev = len(out) - 1
 	}
 	return out
 }
 
-// match finds the first rule that matches the start of predicate.
-func (lx *lexicon) match(predicate string) (Fact, bool) {
-	if predicate == "" {
+// cutPast reports whether pred tells what used to be, and returns it as
+// if it were present ("以前住在北京" → "住在北京", "学过小提琴" →
+// "学小提琴", "used to live in" → "lives in").
+func (lx *lexicon) cutPast(pred string) (string, bool) {
+	past := false
+	if rest, ok := cutWord(pred, lx.pastLead); ok {
+		pred, past = lx.stripAdverbs(rest), true
+	}
+	if m := enUsedTo.FindStringSubmatchIndex(pred); m != nil {
+		verb := pred[m[2]:m[3]]
+		third := thirdPerson(verb)
+		if strings.EqualFold(verb, "be") {
+			third = "is"
+		}
+		return third + pred[m[3]:], true
+	}
+	if lx.past != nil && lx.past.MatchString(pred) {
+		pred, past = pastVerb.ReplaceAllString(pred, "$1"), true
+	}
+	return pred, past
+}
+
+// enThird puts the verb of a "we" clause in the third person, as the
+// rules expect ("live in" → "lives in").
+func enThird(rest string) string {
+	trimmed := strings.TrimLeft(rest, " ")
+	verb, tail, _ := strings.Cut(trimmed, " ")
+	if verb == "" || trimmed == rest {
+		return rest
+	}
+	return " " + thirdPerson(verb) + " " + tail
+}
+
+// listItem is a bare noun phrase of a few words: the next item of a list
+// ("likes hiking and camping").
+var listItem = regexp.MustCompile(`^[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2}$`)
+
+// nextItem is the fact of a clause that only names the next item of the
+// list the clause before began ("likes hiking and camping").
+func (lx *lexicon) nextItem(out []Fact, last int, pred string, c clause) (Fact, bool) {
+	if last < 0 || !c.and || lx.vague[pred] || !listItem.MatchString(pred) {
 		return Fact{}, false
 	}
+	f := out[last]
+	if f.Lang != "en" || lx.cats[f.Category].single || f.Category == "habit" {
+		return Fact{}, false
+	}
+	f.Value = pred
+	f.Slot = lx.slot(lx.cats[f.Category], pred)
+	return f, true
+}
+
+// extendHabit adds a clause that states nothing of its own to the routine
+// of the clause before ("每天通勤要一个半小时，坐地铁").
+func (lx *lexicon) extendHabit(out []Fact, last int, pred string) bool {
+	if last < 0 || pred == "" || lx.others.MatchString(pred) || out[last].Category != "habit" ||
+		utf8.RuneCountInString(out[last].Value)+utf8.RuneCountInString(pred) > 60 {
+		return false
+	}
+	sep := "，"
+	if out[last].Lang == "en" {
+		sep = ", "
+	}
+	out[last].Value += sep + pred
+	out[last].Slot = lx.slot(lx.cats["habit"], out[last].Value)
+	return true
+}
+
+// match finds the first rule that matches the start of predicate and
+// returns its facts: a rule with a rest group matches the rest again ("在字
+// 节跳动做产品经理"). other reports a relative: the rest of the clause is
+// about them. ante is the fact of an earlier clause, for an ellipsis.
+func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
+	if predicate == "" {
+		return nil, false
+	}
+	// A predicate that opens with someone subj has is about them: only
+	// the rules that say who they are apply.
+	theirs := lx.others.MatchString(predicate)
 	for _, r := range lx.rules {
+		if theirs && !r.other {
+			continue
+		}
+		if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category)) {
+			continue
+		}
 		m := r.re.FindStringSubmatch(predicate)
 		if m == nil {
 			continue
 		}
-		v := strings.Trim(m[r.re.SubexpIndex("v")], " \t\"'“”‘’「」《》.")
+		v := ""
+		if i := r.re.SubexpIndex("v"); i >= 0 {
+			v = strings.Trim(m[i], " \t\"'“”‘’「」《》.")
+		}
 		if mapped, ok := r.values[v]; ok {
 			v = mapped
 		} else if mapped, ok := r.values[strings.ToLower(v)]; ok {
 			v = mapped
 		}
-		if v == "" || lx.vague[strings.ToLower(v)] {
+		cat, pol, lang := r.category, r.polarity, r.lang
+		switch {
+		case len(r.ellipsis) > 0:
+			cat = ante.Category
+			if v == "" {
+				v = ante.Value
+			}
+		case v == "" || lx.vague[strings.ToLower(v)]:
+			// "loves it": it is what an earlier clause named.
+			if v == "" || ante == nil || ante.Category != cat && !slices.Contains(r.reroute, ante.Category) {
+				continue
+			}
+			cat, v = ante.Category, ante.Value
+		default:
+			cat = lx.reroute(r, v)
+		}
+		if lx.vague[strings.ToLower(v)] || v == "" {
 			continue
 		}
-		cat := r.category
-		for _, to := range r.reroute {
-			if c := lx.cats[to]; c.vocab != nil && c.vocab.MatchString(v) {
-				cat = to
-				break
-			}
-		}
-		f := Fact{Category: cat, Value: v, Polarity: r.polarity, Lang: r.lang}
+		f := Fact{Category: cat, Value: v, Polarity: pol, Lang: lang}
 		f.Slot = lx.slot(lx.cats[cat], v)
-		return f, true
+		fs = append(fs, f)
+		if i := r.re.SubexpIndex("rest"); i >= 0 && m[i] != "" {
+			more, _ := lx.match(strings.TrimSpace(m[i]), &f)
+			fs = append(fs, more...)
+		}
+		return fs, r.other
 	}
-	return Fact{}, false
+	return nil, false
+}
+
+// reroute is the category of a value a rule found: a like of food or
+// drink moves there when the value is the food or drink itself ("吃辣",
+// "spicy food"), not something done with it ("做手冲咖啡", "cooking Thai
+// food").
+func (lx *lexicon) reroute(r rule, v string) string {
+	for _, to := range r.reroute {
+		c := lx.cats[to]
+		if c.vocab == nil {
+			continue
+		}
+		s := lx.slot(lx.cats[r.category], v)
+		loc := c.vocab.FindStringIndex(s)
+		if loc == nil {
+			continue
+		}
+		if r.lang == "zh" && loc[0] > 0 {
+			continue
+		}
+		if first, _, _ := strings.Cut(s, " "); r.lang == "en" && loc[0] > 0 && strings.HasSuffix(first, "ing") {
+			continue
+		}
+		return to
+	}
+	return r.category
 }
 
 // slot is where a value goes in its category: the category itself for a
