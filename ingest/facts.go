@@ -108,6 +108,9 @@ type rule struct {
 	// clause, the rule may take up ("原来不喝茶，现在开始喝了"); such a
 	// rule matches only after one.
 	ellipsis []string
+	// anteCategory: the fact is in the antecedent's category (else in
+	// the rule's).
+	anteCategory bool
 	// other: what follows the match is about someone else (a relative
 	// named right after the subject).
 	other bool
@@ -210,7 +213,8 @@ func loadLexicon(b []byte) (*lexicon, error) {
 				return nil, fmt.Errorf("ingest: fact lexicon: rule %d: ellipsis of unknown category %q", i, c)
 			}
 		}
-		if r.Category == "" && len(r.Ellipsis) > 0 {
+		anteCategory := r.Category == "" && len(r.Ellipsis) > 0
+		if anteCategory {
 			r.Category = r.Ellipsis[0]
 		}
 		if _, ok := lx.cats[r.Category]; !ok {
@@ -245,7 +249,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) has no group v", i, r.Category)
 		}
 		lx.rules = append(lx.rules, rule{category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
-			ellipsis: r.Ellipsis, other: r.Other})
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -621,7 +625,9 @@ func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
 		cat, pol, lang := r.category, r.polarity, r.lang
 		switch {
 		case len(r.ellipsis) > 0:
-			cat = ante.Category
+			if r.anteCategory {
+				cat = ante.Category
+			}
 			if v == "" {
 				v = ante.Value
 			}
