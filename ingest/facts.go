@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"regexp"
@@ -58,6 +59,7 @@ type lexiconFile struct {
 	Others     map[string][]string          `yaml:"others"`
 	We         map[string][]string          `yaml:"we"`
 	WeOnly     []string                     `yaml:"we_categories"`
+	SelfLead   []string                     `yaml:"self_lead"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -77,6 +79,8 @@ type lexiconFile struct {
 		Reroute  []string          `yaml:"reroute"`
 		Ellipsis []string          `yaml:"ellipsis"`
 		Other    bool              `yaml:"other"`
+		Anywhere bool              `yaml:"anywhere"`
+		Also     bool              `yaml:"also"`
 	} `yaml:"rules"`
 	Topics []struct {
 		Key   string   `yaml:"key"`
@@ -114,6 +118,9 @@ type rule struct {
 	// other: what follows the match is about someone else (a relative
 	// named right after the subject).
 	other bool
+	// also: the rule adds its fact to the one the first matching rule
+	// found ("walks Ann's dog twice a day" is a routine and a pet).
+	also bool
 }
 
 type topic struct {
@@ -136,6 +143,7 @@ type lexicon struct {
 	others    *regexp.Regexp // someone the subject has, named after it
 	we        *regexp.Regexp // a subject that includes the sender
 	weOnly    []string       // the categories a we-clause may state
+	selfLead  []string       // words that open a statement about oneself without a subject
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
@@ -237,11 +245,16 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			pat = strings.ReplaceAll(pat, "{"+k+"}", v)
 		}
 		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
+		pat = strings.ReplaceAll(pat, "{self}", string(selfMark))
 		flags := ""
 		if r.Lang == "en" {
 			flags = "(?i)"
 		}
-		re, err := regexp.Compile(flags + `^(?:` + pat + `)`)
+		anchor := `^`
+		if r.Anywhere {
+			anchor = ``
+		}
+		re, err := regexp.Compile(flags + anchor + `(?:` + pat + `)`)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s): %w", i, r.Category, err)
 		}
@@ -249,7 +262,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) has no group v", i, r.Category)
 		}
 		lx.rules = append(lx.rules, rule{category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
-			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other})
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -277,6 +290,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		return nil, fmt.Errorf("ingest: fact lexicon: we: %w", err)
 	}
 	lx.weOnly = f.WeOnly
+	lx.selfLead = f.SelfLead
 	lx.pastLead = both(f.PastLead)
 	slices.SortFunc(lx.pastLead, func(a, b string) int { return len(b) - len(a) })
 	for _, v := range both(f.Vague) {
@@ -311,6 +325,10 @@ func kinAlt(words []string) string {
 	}
 	return strings.Join(alts, "|")
 }
+
+// selfMark stands for the subject inside a predicate ("walks Ann's dog"
+// is matched as "walks \uE1FF's dog"), so that rules can name it as {self}.
+const selfMark = '\uE1FF'
 
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
 // and the conjunctions that start a new statement.
@@ -466,6 +484,11 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 				break
 			}
 		}
+		if !explicit && len(out) == 0 && !about {
+			if _, ok := cutWord(s, lx.selfLead); ok {
+				rest, explicit = s, true // "坐标上海": a statement about oneself
+			}
+		}
 		switch {
 		case explicit:
 			about = true
@@ -482,9 +505,18 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			about = false
 			continue
 		}
+		for _, f := range forms {
+			rest = strings.ReplaceAll(rest, f, string(selfMark))
+		}
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
 		pred, past := lx.cutPast(pred)
 		fs, other := lx.match(pred, ante)
+		if full := strings.TrimSpace(rest); len(fs) == 0 && !other && full != pred {
+			// The adverbs may carry the fact: 平时上班骑电动车 is a routine.
+			if full, _ = lx.cutPast(full); full != pred {
+				fs, other = lx.match(full, ante)
+			}
+		}
 		if other {
 			// A relative: the family fact, and nothing else of the clause
 			// or the ones after it is about subj.
@@ -519,6 +551,11 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		}
 		out = append(out, fs...)
 		prev = len(out) - 1
+	}
+	name := cmp.Or(subj.Name, subj.ID)
+	for i := range out {
+		out[i].Value = strings.ReplaceAll(out[i].Value, string(selfMark), name)
+		out[i].Slot = strings.ReplaceAll(out[i].Slot, string(selfMark), strings.ToLower(name))
 	}
 	return out
 }
@@ -602,57 +639,88 @@ func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
 	// A predicate that opens with someone subj has is about them: only
 	// the rules that say who they are apply.
 	theirs := lx.others.MatchString(predicate)
+	fs, other = lx.first(predicate, ante, theirs)
+	if other || theirs {
+		return fs, other
+	}
 	for _, r := range lx.rules {
-		if theirs && !r.other {
+		if !r.also {
 			continue
 		}
-		if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category)) {
+		if f, _, ok := lx.apply(r, predicate, ante); ok && !slices.ContainsFunc(fs, func(g Fact) bool { return g.Category == f.Category }) {
+			fs = append(fs, f)
+		}
+	}
+	return fs, false
+}
+
+// first returns the facts of the first rule that matches predicate.
+func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, other bool) {
+	for _, r := range lx.rules {
+		if r.also || theirs && !r.other {
 			continue
 		}
-		m := r.re.FindStringSubmatch(predicate)
-		if m == nil {
+		f, rest, ok := lx.apply(r, predicate, ante)
+		if !ok {
 			continue
 		}
-		v := ""
-		if i := r.re.SubexpIndex("v"); i >= 0 {
-			v = strings.Trim(m[i], " \t\"'“”‘’「」《》.")
-		}
-		if mapped, ok := r.values[v]; ok {
-			v = mapped
-		} else if mapped, ok := r.values[strings.ToLower(v)]; ok {
-			v = mapped
-		}
-		cat, pol, lang := r.category, r.polarity, r.lang
-		switch {
-		case len(r.ellipsis) > 0:
-			if r.anteCategory {
-				cat = ante.Category
-			}
-			if v == "" {
-				v = ante.Value
-			}
-		case v == "" || lx.vague[strings.ToLower(v)]:
-			// "loves it": it is what an earlier clause named.
-			if v == "" || ante == nil || ante.Category != cat && !slices.Contains(r.reroute, ante.Category) {
-				continue
-			}
-			cat, v = ante.Category, ante.Value
-		default:
-			cat = lx.reroute(r, v)
-		}
-		if lx.vague[strings.ToLower(v)] || v == "" {
-			continue
-		}
-		f := Fact{Category: cat, Value: v, Polarity: pol, Lang: lang}
-		f.Slot = lx.slot(lx.cats[cat], v)
 		fs = append(fs, f)
-		if i := r.re.SubexpIndex("rest"); i >= 0 && m[i] != "" {
-			more, _ := lx.match(strings.TrimSpace(m[i]), &f)
+		if rest != "" {
+			more, _ := lx.match(rest, &f)
 			fs = append(fs, more...)
 		}
 		return fs, r.other
 	}
 	return nil, false
+}
+
+// apply matches one rule: its fact, and the rest of the predicate to
+// match again when the rule has a rest group.
+func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bool) {
+	if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category)) {
+		return Fact{}, "", false
+	}
+	m := r.re.FindStringSubmatch(predicate)
+	if m == nil {
+		return Fact{}, "", false
+	}
+	v := ""
+	if i := r.re.SubexpIndex("v"); i >= 0 {
+		v = strings.Trim(m[i], " \t\"'“”‘’「」《》.")
+	}
+	if mapped, ok := r.values[v]; ok {
+		v = mapped
+	} else if mapped, ok := r.values[strings.ToLower(v)]; ok {
+		v = mapped
+	}
+	cat, pol, lang := r.category, r.polarity, r.lang
+	switch {
+	case len(r.ellipsis) > 0:
+		if r.anteCategory {
+			cat = ante.Category
+		}
+		if v == "" {
+			v = ante.Value
+		}
+	case v == "" || lx.vague[strings.ToLower(v)]:
+		// "loves it": it is what an earlier clause named.
+		if v == "" || ante == nil || ante.Category != cat && !slices.Contains(r.reroute, ante.Category) {
+			return Fact{}, "", false
+		}
+		cat, v = ante.Category, ante.Value
+	default:
+		cat = lx.reroute(r, v)
+	}
+	if lx.vague[strings.ToLower(v)] || v == "" {
+		return Fact{}, "", false
+	}
+	f := Fact{Category: cat, Value: v, Polarity: pol, Lang: lang}
+	f.Slot = lx.slot(lx.cats[cat], v)
+	rest := ""
+	if i := r.re.SubexpIndex("rest"); i >= 0 {
+		rest = strings.TrimSpace(m[i])
+	}
+	return f, rest, true
 }
 
 // reroute is the category of a value a rule found: a like of food or
