@@ -60,6 +60,7 @@ type lexiconFile struct {
 	We         map[string][]string          `yaml:"we"`
 	WeOnly     []string                     `yaml:"we_categories"`
 	SelfLead   []string                     `yaml:"self_lead"`
+	SelfNames  []string                     `yaml:"self_names"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -144,6 +145,7 @@ type lexicon struct {
 	we        *regexp.Regexp // a subject that includes the sender
 	weOnly    []string       // the categories a we-clause may state
 	selfLead  []string       // words that open a statement about oneself without a subject
+	selfNames []string       // how an observation may name the sender (用户, the user)
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
@@ -291,6 +293,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	}
 	lx.weOnly = f.WeOnly
 	lx.selfLead = f.SelfLead
+	lx.selfNames = f.SelfNames
 	lx.pastLead = both(f.PastLead)
 	slices.SortFunc(lx.pastLead, func(a, b string) int { return len(b) - len(a) })
 	for _, v := range both(f.Vague) {
@@ -325,6 +328,11 @@ func kinAlt(words []string) string {
 	}
 	return strings.Join(alts, "|")
 }
+
+// enPrep are prepositions: a value that opens with one is a circumstance,
+// not a thing ("never drinks on weekdays").
+var enPrep = map[string]bool{"on": true, "in": true, "at": true, "with": true, "for": true, "during": true,
+	"after": true, "before": true, "from": true, "to": true, "by": true}
 
 // selfMark stands for the subject inside a predicate ("walks Ann's dog"
 // is matched as "walks \uE1FF's dog"), so that rules can name it as {self}.
@@ -463,6 +471,7 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 	if len(forms) == 0 || lx.jokes != nil && lx.jokes.MatchString(text) {
 		return nil
 	}
+	starts := append(slices.Clone(forms), lx.selfNames...)
 	var out []Fact
 	about := false // the clause before was about subj
 	var ante *Fact // the last fact stated or recalled, for an ellipsis
@@ -475,7 +484,7 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			continue
 		}
 		rest, explicit, we := "", false, false
-		for _, f := range forms {
+		for _, f := range starts {
 			if r, ok := strings.CutPrefix(s, f); ok {
 				if next, _ := utf8.DecodeRuneInString(r); isASCIIWord(f[len(f)-1:]) && (unicode.IsLetter(next) || unicode.IsDigit(next)) {
 					continue // "Ann" is not the start of "Anna"
@@ -711,7 +720,7 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 	default:
 		cat = lx.reroute(r, v)
 	}
-	if lx.vague[strings.ToLower(v)] || v == "" {
+	if first, _, _ := strings.Cut(v, " "); lx.vague[strings.ToLower(v)] || v == "" || lang == "en" && enPrep[strings.ToLower(first)] {
 		return Fact{}, "", false
 	}
 	f := Fact{Category: cat, Value: v, Polarity: pol, Lang: lang}
