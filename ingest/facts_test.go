@@ -60,7 +60,8 @@ func TestExtractFacts(t *testing.T) {
 		{"zh question", zh, "张三(qq:10001)住在北京吗", nil},
 		{"zh other subject breaks the chain", zh, "张三(qq:10001)的同事李四是医生，喜欢钓鱼", nil},
 
-		{"en location", en, "Alice (qq:20002) lives in New York with her husband", []ingest.Fact{f("location", "location", "New York", "", "en")}},
+		{"en location", en, "Alice (qq:20002) lives in New York with her husband", []ingest.Fact{
+			f("location", "location", "New York", "", "en"), f("family", "husband", "husband", "", "en")}},
 		{"en moved", en, "Alice (qq:20002) moved to Berlin in February 2026", []ingest.Fact{f("location", "location", "Berlin", "", "en")}},
 		{"en likes routed to food", en, "Alice (qq:20002) loves spicy food", []ingest.Fact{f("food", "spicy food", "spicy food", "positive", "en")}},
 		{"en stopped eating", en, "Alice (qq:20002) stopped eating spicy food", []ingest.Fact{f("food", "spicy food", "spicy food", "negative", "en")}},
