@@ -604,7 +604,7 @@ func enThird(rest string) string {
 
 // listItem is a bare noun phrase of a few words: the next item of a list
 // ("likes hiking and camping").
-var listItem = regexp.MustCompile(`^[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2}$`)
+var listItem = regexp.MustCompile(`^(?i:[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2})$`)
 
 // nextItem is the fact of a clause that only names the next item of the
 // list the clause before began ("likes hiking and camping").
