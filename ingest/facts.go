@@ -247,6 +247,9 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			pat = strings.ReplaceAll(pat, "{"+k+"}", v)
 		}
 		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
+		for _, c := range f.Categories {
+			pat = strings.ReplaceAll(pat, "{vocab:"+c.Name+"}", kinAlt(c.Vocab[r.Lang]))
+		}
 		pat = strings.ReplaceAll(pat, "{self}", string(selfMark))
 		flags := ""
 		if r.Lang == "en" {
