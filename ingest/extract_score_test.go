@@ -122,15 +122,19 @@ func ratio(a, b int) float64 {
 
 type extractScore struct {
 	byCat  map[string]*extractCount
+	byLang map[string]*extractCount
 	total  extractCount
 	misses []string
+	// kinds counts the observations of each kind, and wrong those that
+	// wrote a false fact into the profile.
+	kinds, wrong map[string]int
 }
 
 // scoreExtraction scores the observations of one split.
 func scoreExtraction(tb testing.TB, obs []labelledObservation, split string) extractScore {
 	h := ingest.NewHistorian(ingest.HistorianConfig{})
 	subjects := map[string]ingest.Subject{"zh": {ID: "qq:10001", Name: "张三"}, "en": {ID: "qq:20002", Name: "Alice"}}
-	sc := extractScore{byCat: map[string]*extractCount{}}
+	sc := extractScore{byCat: map[string]*extractCount{}, byLang: map[string]*extractCount{}, kinds: map[string]int{}, wrong: map[string]int{}}
 	count := func(cat string) *extractCount {
 		if sc.byCat[cat] == nil {
 			sc.byCat[cat] = &extractCount{}
@@ -143,6 +147,12 @@ func scoreExtraction(tb testing.TB, obs []labelledObservation, split string) ext
 		}
 		traits := profileTraits(tb, h, o.Text, subjects[o.Lang])
 		used := make([]bool, len(o.Facts))
+		if sc.byLang[o.Lang] == nil {
+			sc.byLang[o.Lang] = &extractCount{}
+		}
+		lang := sc.byLang[o.Lang]
+		sc.kinds[o.Kind]++
+		wrong := false
 		for _, t := range traits {
 			i := -1
 			for j := range o.Facts {
@@ -156,11 +166,14 @@ func scoreExtraction(tb testing.TB, obs []labelledObservation, split string) ext
 				used[i] = true
 				count(t.Category).tp++
 				sc.total.tp++
+				lang.tp++
 			case i >= 0:
 				used[i] = true
 			default:
 				count(t.Category).fp++
 				sc.total.fp++
+				lang.fp++
+				wrong = true
 				sc.misses = append(sc.misses, fmt.Sprintf("%s %-9s false %s:%s %q  <- %s", o.ID, o.Kind, t.Category, t.Polarity, t.Value, o.Text))
 			}
 		}
@@ -170,7 +183,11 @@ func scoreExtraction(tb testing.TB, obs []labelledObservation, split string) ext
 			}
 			count(f.Category[0]).fn++
 			sc.total.fn++
+			lang.fn++
 			sc.misses = append(sc.misses, fmt.Sprintf("%s %-9s miss  %s:%s %v  <- %s", o.ID, o.Kind, strings.Join(f.Category, "/"), f.Polarity, f.Keys, o.Text))
+		}
+		if wrong {
+			sc.wrong[o.Kind]++
 		}
 	}
 	return sc
@@ -223,7 +240,14 @@ func TestExtractionReport(t *testing.T) {
 		}
 		row(c, cs)
 	}
+	for _, l := range []string{"zh", "en"} {
+		row("*"+l+"*", []extractCount{*scores["tune"].byLang[l], *scores["report"].byLang[l]})
+	}
 	row("**all**", []extractCount{scores["tune"].total, scores["report"].total})
+	fmt.Fprintf(&b, "\n| kind | tune: observations with a false fact | report: observations with a false fact |\n|---|---|---|\n")
+	for _, k := range []string{"fact", "neg", "used", "mood", "joke", "hypo", "question", "third", "assistant"} {
+		fmt.Fprintf(&b, "| %s | %d / %d | %d / %d |\n", k, scores["tune"].wrong[k], scores["tune"].kinds[k], scores["report"].wrong[k], scores["report"].kinds[k])
+	}
 	t.Log(b.String())
 	for _, s := range strings.Split(*extractMisses, ",") {
 		if sc, ok := scores[s]; ok {
