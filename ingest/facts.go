@@ -82,6 +82,7 @@ type lexiconFile struct {
 		Other    bool              `yaml:"other"`
 		Anywhere bool              `yaml:"anywhere"`
 		Also     bool              `yaml:"also"`
+		Ante     string            `yaml:"ante"`
 	} `yaml:"rules"`
 	Topics []struct {
 		Key   string   `yaml:"key"`
@@ -116,6 +117,8 @@ type rule struct {
 	// anteCategory: the fact is in the antecedent's category (else in
 	// the rule's).
 	anteCategory bool
+	// ante, when set, must match the antecedent's value.
+	ante *regexp.Regexp
 	// other: what follows the match is about someone else (a relative
 	// named right after the subject).
 	other bool
@@ -266,7 +269,13 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		if re.SubexpIndex("v") < 0 && len(r.Ellipsis) == 0 {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) has no group v", i, r.Category)
 		}
-		lx.rules = append(lx.rules, rule{category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
+		var ante *regexp.Regexp
+		if r.Ante != "" {
+			if ante, err = regexp.Compile(r.Ante); err != nil {
+				return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) ante: %w", i, r.Category, err)
+			}
+		}
+		lx.rules = append(lx.rules, rule{ante: ante, category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
 			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also})
 	}
 	for _, l := range langs {
@@ -335,7 +344,7 @@ func kinAlt(words []string) string {
 // enPrep are prepositions: a value that opens with one is a circumstance,
 // not a thing ("never drinks on weekdays").
 var enPrep = map[string]bool{"on": true, "in": true, "at": true, "with": true, "for": true, "during": true,
-	"after": true, "before": true, "from": true, "to": true, "by": true}
+	"after": true, "before": true, "from": true, "by": true}
 
 // selfMark stands for the subject inside a predicate ("walks Ann's dog"
 // is matched as "walks \uE1FF's dog"), so that rules can name it as {self}.
@@ -344,6 +353,13 @@ const selfMark = '\uE1FF'
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
 // and the conjunctions that start a new statement.
 var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
+
+// notQuestion rewrites what holds a question word without asking: 不怎么
+// is 不太.
+var notQuestion = strings.NewReplacer("不怎么", "不太", "没怎么", "没太")
+
+// abbreviation ends a text with a word that a period does not end.
+var abbreviation = regexp.MustCompile(`(?i)\b(?:st|mr|mrs|ms|dr|jr|sr|prof|mt|ave|vs|etc|inc|co|no)$`)
 
 type clause struct {
 	text     string
@@ -357,6 +373,9 @@ func splitClauses(text string) []clause {
 	last, and := 0, false
 	for _, m := range clauseEnd.FindAllStringIndex(text, -1) {
 		sep := text[m[0]:m[1]]
+		if sep[0] == '.' && abbreviation.MatchString(text[last:m[0]]) {
+			continue // "St. Mary's" goes on
+		}
 		out = append(out, clause{text: text[last:m[0]], question: sep == "?" || sep == "？", and: and})
 		last = m[1]
 		and = strings.EqualFold(strings.TrimSpace(sep), "and")
@@ -480,7 +499,7 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 	var ante *Fact // the last fact stated or recalled, for an ellipsis
 	prev := -1     // the fact of the clause before in out, or -1
 	for _, c := range splitClauses(text) {
-		s := joinHan(lx.stripTimes(c.text))
+		s := notQuestion.Replace(joinHan(lx.stripTimes(c.text)))
 		last := prev
 		prev = -1
 		if s == "" {
@@ -689,7 +708,7 @@ func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, 
 // apply matches one rule: its fact, and the rest of the predicate to
 // match again when the rule has a rest group.
 func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bool) {
-	if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category)) {
+	if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category) || r.ante != nil && !r.ante.MatchString(ante.Value)) {
 		return Fact{}, "", false
 	}
 	m := r.re.FindStringSubmatch(predicate)

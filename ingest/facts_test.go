@@ -82,6 +82,15 @@ func TestExtractFacts(t *testing.T) {
 			f("hobby", "running", "running", "positive", "en")}},
 		{"en list", en, "Alice (qq:20002) loves hiking and camping", []ingest.Fact{
 			f("hobby", "hiking", "hiking", "positive", "en"), f("hobby", "camping", "camping", "positive", "en")}},
+		{"en occupation at a workplace", en, "Alice (qq:20002) is a nurse at St. Mary's hospital", []ingest.Fact{
+			f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "St. Mary's hospital", "", "en")}},
+		{"en student at a school", en, "Alice (qq:20002) is a PhD student at MIT", []ingest.Fact{
+			f("occupation", "occupation", "PhD student", "", "en"), f("school", "school", "MIT", "", "en")}},
+		{"en loves to", en, "Alice (qq:20002) loves to travel", []ingest.Fact{f("hobby", "travel", "to travel", "positive", "en")}},
+		{"en never on weekdays", en, "Alice (qq:20002) never drinks on weekdays", []ingest.Fact{f("habit", "never drinks on weekdays", "never drinks on weekdays", "", "en")}},
+		{"zh word fallback", zh, "张三(qq:10001)晚饭经常吃点水果", []ingest.Fact{f("habit", "晚饭经常吃水果", "晚饭经常吃点水果", "", "zh")}},
+		{"zh negated word fallback", zh, "张三(qq:10001)胃不好，所以不怎么敢吃辣椒", []ingest.Fact{f("food", "辣椒", "辣椒", "negative", "zh")}},
+		{"zh wish is no dislike", zh, "张三(qq:10001)特别想吃火锅", nil},
 		{"en taking a class", en, "Alice (qq:20002) is taking a pottery class on Saturdays", []ingest.Fact{f("learning", "pottery", "pottery", "", "en")}},
 		{"en third person", en, "Bob lives in Paris", nil},
 		{"en name prefix", ingest.Subject{Name: "Ann"}, "Anna lives in Paris", nil},
