@@ -196,7 +196,7 @@ func scoreExtraction(tb testing.TB, obs []labelledObservation, split string) ext
 // extractFloors are just under what the extractor reaches; a change that
 // lowers a split's precision or recall past them fails.
 var extractFloors = map[string]struct{ precision, recall float64 }{
-	"tune":   {0.99, 0.96},
+	"tune":   {0.99, 0.99},
 	"report": {0.93, 0.74},
 }
 

@@ -354,6 +354,10 @@ const selfMark = '\uE1FF'
 // and the conjunctions that start a new statement.
 var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
 
+// enAuxAdverb is an adverb after an auxiliary ("has recently gotten
+// into"), dropped so that the frame matches.
+var enAuxAdverb = regexp.MustCompile(`(?i)\b(has|have|is|was|had) (?:recently|just|finally|also|really|actually|lately|currently|now|still|even|always|already) `)
+
 // notQuestion rewrites what holds a question word without asking: 不怎么
 // is 不太.
 var notQuestion = strings.NewReplacer("不怎么", "不太", "没怎么", "没太")
@@ -539,6 +543,7 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		for _, f := range forms {
 			rest = strings.ReplaceAll(rest, f, string(selfMark))
 		}
+		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
 		pred, past := lx.cutPast(pred)
 		fs, other := lx.match(pred, ante)
