@@ -76,7 +76,11 @@ drill: setup
 	@RECALLD_DRILL=long $(GO) test -count=1 -timeout 60m -run '^TestDrill' -v ./cmd/recalld > out/drill.log 2>&1; st=$$?; \
 		grep -E 'DRILL |^(--- |ok|FAIL|panic)|^    --- ' out/drill.log; exit $$st
 
+# bench runs the multi-tenant benchmark on a small population (`recalld
+# bench -quick`: its Markdown report; `recalld bench` runs the full one,
+# 10,000 users), then the Go benchmarks.
 bench: setup
+	$(GO) run ./cmd/recalld bench -quick
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # screenshots drives the console in chromium (TestConsoleBrowser) and saves

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
+	"github.com/recalld/recalld/storage/internal/sqlitevec"
 )
 
 // TestOldNormlessVectorsDropped: a store written before vectors without a
