@@ -11,6 +11,12 @@ GO ?= go
 # uses for AVX2 (about 10× the portable kernel). Without it, or on a CPU
 # without AVX2/FMA, the portable kernel runs: same results within 1e-5.
 export GOEXPERIMENT ?= simd
+# sqlite-vec's Hamming distance (the binary-code scan of a heavy user's
+# semantic search) calls __builtin_popcountl, which cgo's default flags turn
+# into a libgcc call; x86-64 CPUs since 2008 have the instruction.
+ifeq ($(shell uname -m),x86_64)
+export CGO_CFLAGS ?= -O2 -g -mpopcnt
+endif
 
 .PHONY: setup serve test bench build fuzz drill screenshots
 

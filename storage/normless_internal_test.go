@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recalld/recalld/storage/internal/sqlitevec"
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 )
 
 // TestOldNormlessVectorsDropped: a store written before vectors without a

@@ -15,10 +15,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
 	"github.com/blevesearch/bleve/v2/search/query"
-	"github.com/recalld/recalld/storage/internal/sqlitevec"
 )
 
 // Limits of a profile.

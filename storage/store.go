@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
-	"github.com/recalld/recalld/storage/internal/sqlitevec"
 
 	emb "github.com/recalld/recalld/storage/embed"
 )

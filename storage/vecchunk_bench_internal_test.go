@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recalld/recalld/storage/internal/sqlitevec"
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 )
 
 // BenchmarkVecChunkSize compares vec0 chunk sizes at 100k vectors of 1024

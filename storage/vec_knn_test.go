@@ -1,4 +1,4 @@
-package sqlitevec_test
+package storage_test
 
 import (
 	"database/sql"
@@ -12,12 +12,12 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
-	"github.com/recalld/recalld/storage/internal/sqlitevec"
+	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 )
 
 var auto sync.Once
 
-// TestKNNSelectsTheNearest checks the patched selection of a chunk's k
+// TestKNNSelectsTheNearest checks sqlite-vec's selection of a chunk's k
 // nearest rows against a brute-force ranking: a KNN query returns the k
 // smallest distances in order, with every row of a tie at the boundary
 // as near as the ones left out. Binary codes of few bits tie often; the
