@@ -12,6 +12,12 @@ GO ?= go
 # uses for AVX2 (about 10× the portable kernel). Without it, or on a CPU
 # without AVX2/FMA, the portable kernel runs: same results within 1e-5.
 export GOEXPERIMENT ?= simd
+# sqlite-vec's Hamming distance (the binary-code scan of a heavy user's
+# semantic search) calls __builtin_popcountl, which cgo's default flags turn
+# into a libgcc call; x86-64 CPUs since 2008 have the instruction.
+ifeq ($(shell uname -m),x86_64)
+export CGO_CFLAGS ?= -O2 -g -mpopcnt
+endif
 
 .PHONY: setup serve test bench build fuzz drill screenshots
 
@@ -78,7 +84,11 @@ drill: setup
 	@RECALLD_DRILL=long $(GO) test -count=1 -timeout 60m -run '^TestDrill' -v ./cmd/recalld > out/drill.log 2>&1; st=$$?; \
 		grep -E 'DRILL |^(--- |ok|FAIL|panic)|^    --- ' out/drill.log; exit $$st
 
+# bench runs the multi-tenant benchmark on a small population (`recalld
+# bench -quick`: its Markdown report; `recalld bench` runs the full one,
+# 10,000 users), then the Go benchmarks.
 bench: setup
+	$(GO) run ./cmd/recalld bench -quick
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 # screenshots drives the console in chromium (TestConsoleBrowser) and saves

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"fmt"
 	"regexp"
@@ -52,6 +53,14 @@ type lexiconFile struct {
 	Jokes      map[string][]string          `yaml:"jokes"`
 	Vague      map[string][]string          `yaml:"vague"`
 	Questions  map[string][]string          `yaml:"questions"`
+	PastLead   map[string][]string          `yaml:"past_lead"`
+	Past       map[string][]string          `yaml:"past"`
+	Kin        map[string][]string          `yaml:"kin"`
+	Others     map[string][]string          `yaml:"others"`
+	We         map[string][]string          `yaml:"we"`
+	WeOnly     []string                     `yaml:"we_categories"`
+	SelfLead   []string                     `yaml:"self_lead"`
+	SelfNames  []string                     `yaml:"self_names"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -69,6 +78,11 @@ type lexiconFile struct {
 		Pattern  string            `yaml:"pattern"`
 		Values   map[string]string `yaml:"values"`
 		Reroute  []string          `yaml:"reroute"`
+		Ellipsis []string          `yaml:"ellipsis"`
+		Other    bool              `yaml:"other"`
+		Anywhere bool              `yaml:"anywhere"`
+		Also     bool              `yaml:"also"`
+		Ante     string            `yaml:"ante"`
 	} `yaml:"rules"`
 	Topics []struct {
 		Key   string   `yaml:"key"`
@@ -96,6 +110,21 @@ type rule struct {
 	re       *regexp.Regexp
 	values   map[string]string
 	reroute  []string
+	// ellipsis lists the categories whose fact, stated in an earlier
+	// clause, the rule may take up ("原来不喝茶，现在开始喝了"); such a
+	// rule matches only after one.
+	ellipsis []string
+	// anteCategory: the fact is in the antecedent's category (else in
+	// the rule's).
+	anteCategory bool
+	// ante, when set, must match the antecedent's value.
+	ante *regexp.Regexp
+	// other: what follows the match is about someone else (a relative
+	// named right after the subject).
+	other bool
+	// also: the rule adds its fact to the one the first matching rule
+	// found ("walks Ann's dog twice a day" is a routine and a pet).
+	also bool
 }
 
 type topic struct {
@@ -113,6 +142,13 @@ type lexicon struct {
 	skip      *regexp.Regexp
 	jokes     *regexp.Regexp
 	questions *regexp.Regexp
+	past      *regexp.Regexp // a clause about what used to be
+	pastLead  []string       // words that open such a clause, longest first
+	others    *regexp.Regexp // someone the subject has, named after it
+	we        *regexp.Regexp // a subject that includes the sender
+	weOnly    []string       // the categories a we-clause may state
+	selfLead  []string       // words that open a statement about oneself without a subject
+	selfNames []string       // how an observation may name the sender (用户, the user)
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
@@ -185,6 +221,15 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		lx.cats[c.Name] = cat
 	}
 	for i, r := range f.Rules {
+		for _, c := range r.Ellipsis {
+			if _, ok := lx.cats[c]; !ok {
+				return nil, fmt.Errorf("ingest: fact lexicon: rule %d: ellipsis of unknown category %q", i, c)
+			}
+		}
+		anteCategory := r.Category == "" && len(r.Ellipsis) > 0
+		if anteCategory {
+			r.Category = r.Ellipsis[0]
+		}
 		if _, ok := lx.cats[r.Category]; !ok {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d: unknown category %q", i, r.Category)
 		}
@@ -204,18 +249,34 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		for k, v := range macros {
 			pat = strings.ReplaceAll(pat, "{"+k+"}", v)
 		}
+		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
+		for _, c := range f.Categories {
+			pat = strings.ReplaceAll(pat, "{vocab:"+c.Name+"}", kinAlt(c.Vocab[r.Lang]))
+		}
+		pat = strings.ReplaceAll(pat, "{self}", string(selfMark))
 		flags := ""
 		if r.Lang == "en" {
 			flags = "(?i)"
 		}
-		re, err := regexp.Compile(flags + `^(?:` + pat + `)`)
+		anchor := `^`
+		if r.Anywhere {
+			anchor = ``
+		}
+		re, err := regexp.Compile(flags + anchor + `(?:` + pat + `)`)
 		if err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s): %w", i, r.Category, err)
 		}
-		if re.SubexpIndex("v") < 0 {
+		if re.SubexpIndex("v") < 0 && len(r.Ellipsis) == 0 {
 			return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) has no group v", i, r.Category)
 		}
-		lx.rules = append(lx.rules, rule{category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute})
+		var ante *regexp.Regexp
+		if r.Ante != "" {
+			if ante, err = regexp.Compile(r.Ante); err != nil {
+				return nil, fmt.Errorf("ingest: fact lexicon: rule %d (%s) ante: %w", i, r.Category, err)
+			}
+		}
+		lx.rules = append(lx.rules, rule{ante: ante, category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -231,11 +292,22 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}} {
+	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}, {&lx.past, f.Past}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
 	}
+	if lx.others, err = regexp.Compile(`(?i)^\s*(?:的|['’]s\s+)?(?:` + kinAlt(both(f.Kin)) + `|` + kinAlt(both(f.Others)) + `)`); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: others: %w", err)
+	}
+	if lx.we, err = regexp.Compile(`(?i)^(?:` + kinAlt(both(f.We)) + `)`); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: we: %w", err)
+	}
+	lx.weOnly = f.WeOnly
+	lx.selfLead = f.SelfLead
+	lx.selfNames = f.SelfNames
+	lx.pastLead = both(f.PastLead)
+	slices.SortFunc(lx.pastLead, func(a, b string) int { return len(b) - len(a) })
 	for _, v := range both(f.Vague) {
 		lx.vague[strings.ToLower(v)] = true
 	}
@@ -250,24 +322,69 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	return lx, nil
 }
 
+// kinAlt is an alternation of words, longest first; ASCII words end on a
+// word boundary.
+func kinAlt(words []string) string {
+	words = slices.Clone(words)
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) })
+	alts := make([]string, 0, len(words))
+	for _, w := range words {
+		q := regexp.QuoteMeta(w)
+		if isASCIIWord(w) {
+			q += `\b`
+		}
+		alts = append(alts, q)
+	}
+	if len(alts) == 0 {
+		return `\x{FFFF}` // matches nothing in text
+	}
+	return strings.Join(alts, "|")
+}
+
+// enPrep are prepositions: a value that opens with one is a circumstance,
+// not a thing ("never drinks on weekdays").
+var enPrep = map[string]bool{"on": true, "in": true, "at": true, "with": true, "for": true, "during": true,
+	"after": true, "before": true, "from": true, "by": true}
+
+// selfMark stands for the subject inside a predicate ("walks Ann's dog"
+// is matched as "walks \uE1FF's dog"), so that rules can name it as {self}.
+const selfMark = '\uE1FF'
+
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
 // and the conjunctions that start a new statement.
-var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but)\s+|但是|而且|并且|同时`)
+var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
+
+// enAuxAdverb is an adverb after an auxiliary ("has recently gotten
+// into"), dropped so that the frame matches.
+var enAuxAdverb = regexp.MustCompile(`(?i)\b(has|have|is|was|had) (?:recently|just|finally|also|really|actually|lately|currently|now|still|even|always|already) `)
+
+// notQuestion rewrites what holds a question word without asking: 不怎么
+// is 不太.
+var notQuestion = strings.NewReplacer("不怎么", "不太", "没怎么", "没太")
+
+// abbreviation ends a text with a word that a period does not end.
+var abbreviation = regexp.MustCompile(`(?i)\b(?:st|mr|mrs|ms|dr|jr|sr|prof|mt|ave|vs|etc|inc|co|no)$`)
 
 type clause struct {
 	text     string
 	question bool
+	// and: the clause follows "and" (a list: "likes hiking and camping").
+	and bool
 }
 
 func splitClauses(text string) []clause {
 	var out []clause
-	last := 0
+	last, and := 0, false
 	for _, m := range clauseEnd.FindAllStringIndex(text, -1) {
 		sep := text[m[0]:m[1]]
-		out = append(out, clause{text: text[last:m[0]], question: sep == "?" || sep == "？"})
+		if sep[0] == '.' && abbreviation.MatchString(text[last:m[0]]) {
+			continue // "St. Mary's" goes on
+		}
+		out = append(out, clause{text: text[last:m[0]], question: sep == "?" || sep == "？", and: and})
 		last = m[1]
+		and = strings.EqualFold(strings.TrimSpace(sep), "and")
 	}
-	return append(out, clause{text: text[last:]})
+	return append(out, clause{text: text[last:], and: and})
 }
 
 var spaces = regexp.MustCompile(`\s+`)
@@ -280,28 +397,38 @@ func (lx *lexicon) stripTimes(s string) string {
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }
 
+// hanSpace is a space next to a Han character: mixed text ("住在
+// Vancouver", "在 Google 上海办公室上班") is matched without it.
+var hanSpace = regexp.MustCompile(`(\p{Han})\s+|\s+(\p{Han})`)
+
+func joinHan(s string) string { return hanSpace.ReplaceAllString(s, "$1$2") }
+
 // stripAdverbs removes the adverbs at the start of s.
 func (lx *lexicon) stripAdverbs(s string) string {
 	for {
 		s = strings.TrimLeft(s, " ,，:：")
-		cut := false
-		for _, a := range lx.adverbs {
-			rest, ok := cutPrefixFold(s, a)
-			if !ok {
-				continue
-			}
-			if isASCIIWord(a) {
-				if rest != "" && rest[0] != ' ' {
-					continue
-				}
-			}
-			s, cut = rest, true
-			break
-		}
-		if !cut {
+		rest, ok := cutWord(s, lx.adverbs)
+		if !ok {
 			return s
 		}
+		s = rest
 	}
+}
+
+// cutWord cuts the first of words (longest first) that opens s; an ASCII
+// word must end at a word boundary.
+func cutWord(s string, words []string) (string, bool) {
+	for _, a := range words {
+		rest, ok := cutPrefixFold(s, a)
+		if !ok {
+			continue
+		}
+		if isASCIIWord(strings.ReplaceAll(a, " ", "")) && rest != "" && rest[0] != ' ' {
+			continue
+		}
+		return rest, true
+	}
+	return s, false
 }
 
 func cutPrefixFold(s, prefix string) (string, bool) {
@@ -342,13 +469,25 @@ var otherSubject = regexp.MustCompile(`^(?:他|她|它|他们|她们|我们|你�
 // possessive opens a predicate about something of the subject's.
 var possessive = regexp.MustCompile(`^\s*(?:的|['’]s\b)`)
 
+// pastVerb is a verb of experience ("学过" is "学" in the past); enUsedTo
+// is "used to" before a verb.
+var (
+	pastVerb = regexp.MustCompile(`(学|养|住|工作|做|当|练|上|干|待|呆)过`)
+	enUsedTo = regexp.MustCompile(`(?i)^used to ([a-z]+)`)
+)
+
 // ExtractFacts returns the long-lived facts text states about subj, in the
 // order it states them. text is an event in absolute form (the historian
-// wrote subj as "Name(id)", its name or its id); a clause counts when subj
-// is its subject, or when it has none and follows one that had. Questions,
-// hypotheticals, wishes, moods and jokes state nothing, and neither do
-// clauses about someone else (including subj's relatives: "Ann's sister
-// lives in Paris").
+// wrote subj as "Name(id)", its name or its id). The text is cut into
+// clauses (punctuation and conjunctions); a clause counts when subj is its
+// subject, or when it has none and follows one that had, or when its
+// subject includes subj ("我们住在苏州": places and pets only). Its
+// predicate, without times and adverbs, is matched against the verb frames
+// of lexicon/facts.yaml. Questions, hypotheticals, wishes, moods and jokes
+// state nothing, and neither do clauses about someone else (subj's
+// relatives: "Ann's sister lives in Paris" says only that Ann has a
+// sister). What used to be ("以前住在北京", "used to hate running") is not
+// a fact, but a later clause may take it up ("现在不吃了", "now loves it").
 func ExtractFacts(text string, subj Subject) []Fact {
 	return facts.extract(text, subj)
 }
@@ -358,15 +497,20 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 	if len(forms) == 0 || lx.jokes != nil && lx.jokes.MatchString(text) {
 		return nil
 	}
+	starts := append(slices.Clone(forms), lx.selfNames...)
 	var out []Fact
 	about := false // the clause before was about subj
+	var ante *Fact // the last fact stated or recalled, for an ellipsis
+	prev := -1     // the fact of the clause before in out, or -1
 	for _, c := range splitClauses(text) {
-		s := lx.stripTimes(c.text)
+		s := notQuestion.Replace(joinHan(lx.stripTimes(c.text)))
+		last := prev
+		prev = -1
 		if s == "" {
 			continue
 		}
-		rest, explicit := "", false
-		for _, f := range forms {
+		rest, explicit, we := "", false, false
+		for _, f := range starts {
 			if r, ok := strings.CutPrefix(s, f); ok {
 				if next, _ := utf8.DecodeRuneInString(r); isASCIIWord(f[len(f)-1:]) && (unicode.IsLetter(next) || unicode.IsDigit(next)) {
 					continue // "Ann" is not the start of "Anna"
@@ -375,9 +519,17 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 				break
 			}
 		}
+		if !explicit && len(out) == 0 && !about {
+			if _, ok := cutWord(s, lx.selfLead); ok {
+				rest, explicit = s, true // "坐标上海": a statement about oneself
+			}
+		}
 		switch {
 		case explicit:
 			about = true
+		case lx.we.MatchString(s):
+			rest, we = s[len(lx.we.FindString(s)):], true
+			rest = enThird(rest)
 		case about && !otherSubject.MatchString(s):
 			rest = s
 		default:
@@ -388,50 +540,249 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			about = false
 			continue
 		}
-		f, ok := lx.match(lx.stripAdverbs(strings.TrimSpace(rest)))
-		if !ok {
+		for _, f := range forms {
+			rest = strings.ReplaceAll(rest, f, string(selfMark))
+		}
+		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
+		pred := lx.stripAdverbs(strings.TrimSpace(rest))
+		pred, past := lx.cutPast(pred)
+		fs, other := lx.match(pred, ante)
+		if full := strings.TrimSpace(rest); len(fs) == 0 && !other && full != pred {
+			// The adverbs may carry the fact: 平时上班骑电动车 is a routine.
+			if full, _ = lx.cutPast(full); full != pred {
+				fs, other = lx.match(full, ante)
+			}
+		}
+		if other {
+			// A relative: the family fact, and nothing else of the clause
+			// or the ones after it is about subj.
+			if !past && !we {
+				out = append(out, fs...)
+			}
+			about = false
+			continue
+		}
+		if we {
+			fs = slices.DeleteFunc(fs, func(f Fact) bool { return !slices.Contains(lx.weOnly, f.Category) })
+		}
+		if len(fs) == 0 && !past && !we {
+			if f, ok := lx.nextItem(out, last, pred, c); ok {
+				fs = []Fact{f}
+			} else if lx.extendHabit(out, last, pred) {
+				prev = last
+				continue
+			}
+		}
+		if len(fs) == 0 {
 			// A clause that says nothing known about subj ends the chain
 			// when it is about someone subj has ("Ann's colleague Bob is
 			// a doctor, likes fishing") or opened without subj.
-			about = explicit && !possessive.MatchString(rest)
+			about = explicit && !possessive.MatchString(rest) && !lx.others.MatchString(rest)
 			continue
 		}
-		out = append(out, f)
+		a := fs[len(fs)-1]
+		ante = &a
+		if past {
+			continue // what used to be is not a fact, only an antecedent
+		}
+		out = append(out, fs...)
+		prev = len(out) - 1
+	}
+	name := cmp.Or(subj.Name, subj.ID)
+	for i := range out {
+		out[i].Value = strings.ReplaceAll(out[i].Value, string(selfMark), name)
+		out[i].Slot = strings.ReplaceAll(out[i].Slot, string(selfMark), strings.ToLower(name))
 	}
 	return out
 }
 
-// match finds the first rule that matches the start of predicate.
-func (lx *lexicon) match(predicate string) (Fact, bool) {
-	if predicate == "" {
+// cutPast reports whether pred tells what used to be, and returns it as
+// if it were present ("以前住在北京" → "住在北京", "学过小提琴" →
+// "学小提琴", "used to live in" → "lives in").
+func (lx *lexicon) cutPast(pred string) (string, bool) {
+	past := false
+	if rest, ok := cutWord(pred, lx.pastLead); ok {
+		pred, past = lx.stripAdverbs(rest), true
+	}
+	if m := enUsedTo.FindStringSubmatchIndex(pred); m != nil {
+		verb := pred[m[2]:m[3]]
+		third := thirdPerson(verb)
+		if strings.EqualFold(verb, "be") {
+			third = "is"
+		}
+		return third + pred[m[3]:], true
+	}
+	if lx.past != nil && lx.past.MatchString(pred) {
+		pred, past = pastVerb.ReplaceAllString(pred, "$1"), true
+	}
+	return pred, past
+}
+
+// enThird puts the verb of a "we" clause in the third person, as the
+// rules expect ("live in" → "lives in").
+func enThird(rest string) string {
+	trimmed := strings.TrimLeft(rest, " ")
+	verb, tail, _ := strings.Cut(trimmed, " ")
+	if verb == "" || trimmed == rest {
+		return rest
+	}
+	return " " + thirdPerson(verb) + " " + tail
+}
+
+// listItem is a bare noun phrase of a few words: the next item of a list
+// ("likes hiking and camping").
+var listItem = regexp.MustCompile(`^(?i:[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2})$`)
+
+// nextItem is the fact of a clause that only names the next item of the
+// list the clause before began ("likes hiking and camping").
+func (lx *lexicon) nextItem(out []Fact, last int, pred string, c clause) (Fact, bool) {
+	if last < 0 || !c.and || lx.vague[pred] || !listItem.MatchString(pred) {
 		return Fact{}, false
 	}
-	for _, r := range lx.rules {
-		m := r.re.FindStringSubmatch(predicate)
-		if m == nil {
-			continue
-		}
-		v := strings.Trim(m[r.re.SubexpIndex("v")], " \t\"'“”‘’「」《》.")
-		if mapped, ok := r.values[v]; ok {
-			v = mapped
-		} else if mapped, ok := r.values[strings.ToLower(v)]; ok {
-			v = mapped
-		}
-		if v == "" || lx.vague[strings.ToLower(v)] {
-			continue
-		}
-		cat := r.category
-		for _, to := range r.reroute {
-			if c := lx.cats[to]; c.vocab != nil && c.vocab.MatchString(v) {
-				cat = to
-				break
-			}
-		}
-		f := Fact{Category: cat, Value: v, Polarity: r.polarity, Lang: r.lang}
-		f.Slot = lx.slot(lx.cats[cat], v)
-		return f, true
+	f := out[last]
+	if f.Lang != "en" || lx.cats[f.Category].single || f.Category == "habit" {
+		return Fact{}, false
 	}
-	return Fact{}, false
+	f.Value = pred
+	f.Slot = lx.slot(lx.cats[f.Category], pred)
+	return f, true
+}
+
+// extendHabit adds a clause that states nothing of its own to the routine
+// of the clause before ("每天通勤要一个半小时，坐地铁").
+func (lx *lexicon) extendHabit(out []Fact, last int, pred string) bool {
+	if last < 0 || pred == "" || lx.others.MatchString(pred) || out[last].Category != "habit" ||
+		utf8.RuneCountInString(out[last].Value)+utf8.RuneCountInString(pred) > 60 {
+		return false
+	}
+	sep := "，"
+	if out[last].Lang == "en" {
+		sep = ", "
+	}
+	out[last].Value += sep + pred
+	out[last].Slot = lx.slot(lx.cats["habit"], out[last].Value)
+	return true
+}
+
+// match finds the first rule that matches the start of predicate and
+// returns its facts: a rule with a rest group matches the rest again ("在字
+// 节跳动做产品经理"). other reports a relative: the rest of the clause is
+// about them. ante is the fact of an earlier clause, for an ellipsis.
+func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
+	if predicate == "" {
+		return nil, false
+	}
+	// A predicate that opens with someone subj has is about them: only
+	// the rules that say who they are apply.
+	theirs := lx.others.MatchString(predicate)
+	fs, other = lx.first(predicate, ante, theirs)
+	if other || theirs {
+		return fs, other
+	}
+	for _, r := range lx.rules {
+		if !r.also {
+			continue
+		}
+		if f, _, ok := lx.apply(r, predicate, ante); ok && !slices.ContainsFunc(fs, func(g Fact) bool { return g.Category == f.Category }) {
+			fs = append(fs, f)
+		}
+	}
+	return fs, false
+}
+
+// first returns the facts of the first rule that matches predicate.
+func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, other bool) {
+	for _, r := range lx.rules {
+		if r.also || theirs && !r.other {
+			continue
+		}
+		f, rest, ok := lx.apply(r, predicate, ante)
+		if !ok {
+			continue
+		}
+		fs = append(fs, f)
+		if rest != "" {
+			more, _ := lx.match(rest, &f)
+			fs = append(fs, more...)
+		}
+		return fs, r.other
+	}
+	return nil, false
+}
+
+// apply matches one rule: its fact, and the rest of the predicate to
+// match again when the rule has a rest group.
+func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bool) {
+	if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category) || r.ante != nil && !r.ante.MatchString(ante.Value)) {
+		return Fact{}, "", false
+	}
+	m := r.re.FindStringSubmatch(predicate)
+	if m == nil {
+		return Fact{}, "", false
+	}
+	v := ""
+	if i := r.re.SubexpIndex("v"); i >= 0 {
+		v = strings.Trim(m[i], " \t\"'“”‘’「」《》.")
+	}
+	if mapped, ok := r.values[v]; ok {
+		v = mapped
+	} else if mapped, ok := r.values[strings.ToLower(v)]; ok {
+		v = mapped
+	}
+	cat, pol, lang := r.category, r.polarity, r.lang
+	switch {
+	case len(r.ellipsis) > 0:
+		if r.anteCategory {
+			cat = ante.Category
+		}
+		if v == "" {
+			v = ante.Value
+		}
+	case v == "" || lx.vague[strings.ToLower(v)]:
+		// "loves it": it is what an earlier clause named.
+		if v == "" || ante == nil || ante.Category != cat && !slices.Contains(r.reroute, ante.Category) {
+			return Fact{}, "", false
+		}
+		cat, v = ante.Category, ante.Value
+	default:
+		cat = lx.reroute(r, v)
+	}
+	if first, _, _ := strings.Cut(v, " "); lx.vague[strings.ToLower(v)] || v == "" || lang == "en" && enPrep[strings.ToLower(first)] {
+		return Fact{}, "", false
+	}
+	f := Fact{Category: cat, Value: v, Polarity: pol, Lang: lang}
+	f.Slot = lx.slot(lx.cats[cat], v)
+	rest := ""
+	if i := r.re.SubexpIndex("rest"); i >= 0 {
+		rest = strings.TrimSpace(m[i])
+	}
+	return f, rest, true
+}
+
+// reroute is the category of a value a rule found: a like of food or
+// drink moves there when the value is the food or drink itself ("吃辣",
+// "spicy food"), not something done with it ("做手冲咖啡", "cooking Thai
+// food").
+func (lx *lexicon) reroute(r rule, v string) string {
+	for _, to := range r.reroute {
+		c := lx.cats[to]
+		if c.vocab == nil {
+			continue
+		}
+		s := lx.slot(lx.cats[r.category], v)
+		loc := c.vocab.FindStringIndex(s)
+		if loc == nil {
+			continue
+		}
+		if r.lang == "zh" && loc[0] > 0 {
+			continue
+		}
+		if first, _, _ := strings.Cut(s, " "); r.lang == "en" && loc[0] > 0 && strings.HasSuffix(first, "ing") {
+			continue
+		}
+		return to
+	}
+	return r.category
 }
 
 // slot is where a value goes in its category: the category itself for a

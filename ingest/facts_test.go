@@ -34,7 +34,23 @@ func TestExtractFacts(t *testing.T) {
 		{"zh habit", zh, "张三(qq:10001)每天早上6点跑步", []ingest.Fact{f("habit", "每天早上跑步", "每天早上6点跑步", "", "zh")}},
 		{"zh drink", zh, "张三(qq:10001)爱喝乌龙茶", []ingest.Fact{f("drink", "乌龙茶", "乌龙茶", "positive", "zh")}},
 		{"zh family", zh, "张三(qq:10001)有一个女儿", []ingest.Fact{f("family", "女儿", "女儿", "", "zh")}},
-		{"zh relative is not the sender", zh, "张三(qq:10001)的妹妹住在上海", nil},
+		{"zh relative is only a relative", zh, "张三(qq:10001)的妹妹住在上海", []ingest.Fact{f("family", "妹妹", "妹妹", "", "zh")}},
+		{"zh relative without 的", zh, "张三(qq:10001)室友每天熬夜，喜欢打游戏", nil},
+		{"zh started learning after a date", zh, "张三(qq:10001)2026年3月5日开始学吉他了，每周三晚上上课", []ingest.Fact{
+			f("learning", "吉他", "吉他", "", "zh"), f("habit", "每周三晚上上课", "每周三晚上上课", "", "zh")}},
+		{"zh learnt for years", zh, "张三(qq:10001)学钢琴学了十年了", []ingest.Fact{f("learning", "钢琴", "钢琴", "", "zh")}},
+		{"zh class", zh, "张三(qq:10001)报了个周六的游泳班", []ingest.Fact{f("learning", "游泳", "游泳", "", "zh")}},
+		{"zh workplace then occupation", zh, "张三(qq:10001)在字节跳动做产品经理", []ingest.Fact{
+			f("workplace", "workplace", "字节跳动", "", "zh"), f("occupation", "occupation", "产品经理", "", "zh")}},
+		{"zh mixed text", zh, "张三(qq:10001)在 Google 上海办公室上班", []ingest.Fact{f("workplace", "workplace", "Google上海办公室", "", "zh")}},
+		{"zh used to, then ellipsis", zh, "张三(qq:10001)原来不喝茶，这两年开始喝了", []ingest.Fact{f("drink", "茶", "茶", "positive", "zh")}},
+		{"zh used to, now elsewhere", zh, "张三(qq:10001)曾经在华为工作过，截至2026年3月5日在小米", []ingest.Fact{f("workplace", "workplace", "小米", "", "zh")}},
+		{"zh past alone", zh, "张三(qq:10001)以前住在北京", nil},
+		{"zh we", zh, "张三(qq:10001)老公是做设计的，我们住在苏州", []ingest.Fact{
+			f("family", "老公", "老公", "", "zh"), f("location", "location", "苏州", "", "zh")}},
+		{"zh routine goes on", zh, "张三(qq:10001)每天通勤要一个半小时，坐地铁", []ingest.Fact{
+			f("habit", "每天通勤要一个小，坐地铁", "每天通勤要一个半小时，坐地铁", "", "zh")}},
+		{"zh making coffee is a hobby", zh, "张三(qq:10001)迷上了做手冲咖啡", []ingest.Fact{f("hobby", "做手冲咖啡", "做手冲咖啡", "positive", "zh")}},
 		{"zh third person", zh, "他住在广州", nil},
 		{"zh mood", zh, "张三(qq:10001)2026年3月4日很开心", nil},
 		{"zh feeling", zh, "张三(qq:10001)觉得有点累", nil},
@@ -44,7 +60,8 @@ func TestExtractFacts(t *testing.T) {
 		{"zh question", zh, "张三(qq:10001)住在北京吗", nil},
 		{"zh other subject breaks the chain", zh, "张三(qq:10001)的同事李四是医生，喜欢钓鱼", nil},
 
-		{"en location", en, "Alice (qq:20002) lives in New York with her husband", []ingest.Fact{f("location", "location", "New York", "", "en")}},
+		{"en location", en, "Alice (qq:20002) lives in New York with her husband", []ingest.Fact{
+			f("location", "location", "New York", "", "en"), f("family", "husband", "husband", "", "en")}},
 		{"en moved", en, "Alice (qq:20002) moved to Berlin in February 2026", []ingest.Fact{f("location", "location", "Berlin", "", "en")}},
 		{"en likes routed to food", en, "Alice (qq:20002) loves spicy food", []ingest.Fact{f("food", "spicy food", "spicy food", "positive", "en")}},
 		{"en stopped eating", en, "Alice (qq:20002) stopped eating spicy food", []ingest.Fact{f("food", "spicy food", "spicy food", "negative", "en")}},
@@ -57,7 +74,24 @@ func TestExtractFacts(t *testing.T) {
 		{"en speaks", en, "Alice (qq:20002) speaks French", []ingest.Fact{f("language", "french", "French", "", "en")}},
 		{"en habit", en, "Alice (qq:20002) usually goes running on Sundays", []ingest.Fact{f("habit", "usually goes running on sundays", "usually goes running on Sundays", "", "en")}},
 		{"en vegetarian", en, "Alice (qq:20002) is vegetarian", []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
-		{"en relative", en, "Alice (qq:20002)'s sister lives in Paris", nil},
+		{"en relative", en, "Alice (qq:20002)'s sister lives in Paris", []ingest.Fact{f("family", "sister", "sister", "", "en")}},
+		{"en friend", en, "Alice (qq:20002)'s roommate plays drums every night", nil},
+		{"en workplace as occupation", en, "Alice (qq:20002) works at Stripe as a backend engineer", []ingest.Fact{
+			f("workplace", "workplace", "Stripe", "", "en"), f("occupation", "occupation", "backend engineer", "", "en")}},
+		{"en used to, now it", en, "Alice (qq:20002) used to hate running, as of 2026-03-05 Alice loves it", []ingest.Fact{
+			f("hobby", "running", "running", "positive", "en")}},
+		{"en list", en, "Alice (qq:20002) loves hiking and camping", []ingest.Fact{
+			f("hobby", "hiking", "hiking", "positive", "en"), f("hobby", "camping", "camping", "positive", "en")}},
+		{"en occupation at a workplace", en, "Alice (qq:20002) is a nurse at St. Mary's hospital", []ingest.Fact{
+			f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "St. Mary's hospital", "", "en")}},
+		{"en student at a school", en, "Alice (qq:20002) is a PhD student at MIT", []ingest.Fact{
+			f("occupation", "occupation", "PhD student", "", "en"), f("school", "school", "MIT", "", "en")}},
+		{"en loves to", en, "Alice (qq:20002) loves to travel", []ingest.Fact{f("hobby", "travel", "to travel", "positive", "en")}},
+		{"en never on weekdays", en, "Alice (qq:20002) never drinks on weekdays", []ingest.Fact{f("habit", "never drinks on weekdays", "never drinks on weekdays", "", "en")}},
+		{"zh word fallback", zh, "张三(qq:10001)晚饭经常吃点水果", []ingest.Fact{f("habit", "晚饭经常吃水果", "晚饭经常吃点水果", "", "zh")}},
+		{"zh negated word fallback", zh, "张三(qq:10001)胃不好，所以不怎么敢吃辣椒", []ingest.Fact{f("food", "辣椒", "辣椒", "negative", "zh")}},
+		{"zh wish is no dislike", zh, "张三(qq:10001)特别想吃火锅", nil},
+		{"en taking a class", en, "Alice (qq:20002) is taking a pottery class on Saturdays", []ingest.Fact{f("learning", "pottery", "pottery", "", "en")}},
 		{"en third person", en, "Bob lives in Paris", nil},
 		{"en name prefix", ingest.Subject{Name: "Ann"}, "Anna lives in Paris", nil},
 		{"en mood", en, "Alice (qq:20002) is so happy on 2026-03-04", nil},

@@ -335,3 +335,34 @@ func TestProfileRevisions(t *testing.T) {
 		t.Fatalf("after restore and merge %+v", p)
 	}
 }
+
+// TestProfileLearnsWhatWasSaid: the observation that used to leave only
+// the habit in the profile now also teaches it that the user started
+// learning guitar, through the queue, the offline historian and storage.
+func TestProfileLearnsWhatWasSaid(t *testing.T) {
+	s := openStore(t, "", &clock{t: turnAt})
+	w := ingest.NewWorker(s, ingest.NewHistorian(ingest.HistorianConfig{}), ingest.DefaultWorkerConfig())
+	tests := []struct {
+		name, sender, senderName, obs string
+		want                          []string
+		summary                       string
+	}{
+		{"zh", "qq:1", "小王", "我今天开始学吉他了，每周三晚上上课",
+			[]string{"learning=吉他", "habit=每周三晚上上课"}, "小王：在学吉他；每周三晚上上课。"},
+		{"en", "tg:7", "Alice", "I just started learning guitar, lessons every Wednesday evening",
+			[]string{"learning=guitar", "habit=lessons every Wednesday evening"}, "Alice: is learning guitar; lessons every Wednesday evening."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			endTurn(t, s, w, "bot:u1", ingest.TurnEnd{RequestID: "guitar-" + tt.name, Observations: []string{tt.obs},
+				SenderID: tt.sender, SenderName: tt.senderName, Timestamp: turnAt})
+			p := mustProfile(t, s, "bot:u1", storage.EntityUser, tt.sender)
+			if diff := cmp.Diff(tt.want, traitValues(p)); diff != "" {
+				t.Fatalf("traits (-want +got):\n%s", diff)
+			}
+			if p.Summary != tt.summary {
+				t.Fatalf("summary %q, want %q", p.Summary, tt.summary)
+			}
+		})
+	}
+}

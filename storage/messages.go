@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -223,8 +224,74 @@ func (s *Store) Count(ctx context.Context, user string, f Filter) (_ int, err er
 		}
 		return n, nil
 	}
+	if f == (Filter{Role: f.Role}) {
+		// by role alone: kept by triggers (migration 0011)
+		err := s.r.QueryRowContext(ctx, `SELECT messages FROM user_role_stats WHERE user_id = ? AND role = ?`, user, f.Role).Scan(&n)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("storage: count: %w", err)
+		}
+		return n, nil
+	}
+	if f.ConversationID == "" && f.GroupID == "" && f.Since.IsZero() != f.Until.IsZero() {
+		return s.countHalfOpen(ctx, user, f)
+	}
 	where, args := filterSQL(f, []string{"user_id = ?"}, []any{user})
 	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM messages WHERE `+strings.Join(where, " AND "), args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("storage: count: %w", err)
+	}
+	return n, nil
+}
+
+// countHalfOpen counts user's messages of a window open at one end (Since
+// or Until, and perhaps a role) by counting the smaller side of its edge:
+// a count reads one index entry per message, and a heavy user's window
+// "since last month" or "until last week" can hold nearly all of them,
+// while the total (user_stats, user_role_stats) is one row. Which side is
+// smaller is guessed from where the edge falls between the user's first
+// and last message; a wrong guess costs time, not correctness. Total and
+// count come from one statement, so one snapshot.
+func (s *Store) countHalfOpen(ctx context.Context, user string, f Filter) (int, error) {
+	edge, since := f.Until.UnixMilli(), false
+	if !f.Since.IsZero() {
+		edge, since = f.Since.UnixMilli(), true
+	}
+	scope, args := "user_id = ?", []any{user}
+	total := `(SELECT messages FROM user_stats WHERE user_id = ?)`
+	if f.Role != "" {
+		scope, args = "user_id = ? AND role = ?", []any{user, f.Role}
+		total = `(SELECT messages FROM user_role_stats WHERE user_id = ? AND role = ?)`
+	}
+	var lo, hi sql.NullInt64
+	err := s.r.QueryRowContext(ctx, `SELECT (SELECT min(created_ms) FROM messages WHERE `+scope+`),
+		(SELECT max(created_ms) FROM messages WHERE `+scope+`)`, append(slices.Clone(args), args...)...).Scan(&lo, &hi)
+	if err != nil {
+		return 0, fmt.Errorf("storage: count: %w", err)
+	}
+	if !lo.Valid || !hi.Valid {
+		return 0, nil // no messages
+	}
+	// before: the fraction of the span before the edge
+	before := 0.5
+	if hi.Int64 > lo.Int64 {
+		before = float64(edge-lo.Int64) / float64(hi.Int64-lo.Int64)
+	}
+	op := "<"
+	if since {
+		op = ">="
+	}
+	q := `SELECT count(*) FROM messages WHERE ` + scope + ` AND created_ms ` + op + ` ?`
+	qargs := append(slices.Clone(args), edge)
+	if (since && before > 0.5) || (!since && before < 0.5) {
+		// the other side is the smaller: total minus it
+		other := map[string]string{"<": ">=", ">=": "<"}[op]
+		q = `SELECT coalesce(` + total + `, 0) - (SELECT count(*) FROM messages WHERE ` + scope + ` AND created_ms ` + other + ` ?)`
+		qargs = append(append(slices.Clone(args), args...), edge)
+	}
+	var n int
+	if err := s.r.QueryRowContext(ctx, q, qargs...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("storage: count: %w", err)
 	}
 	return n, nil
@@ -491,6 +558,7 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (_ int, err error) 
 			return err
 		}
 		for _, q := range []string{`DELETE FROM term_df WHERE user_id = ?`, `DELETE FROM user_stats WHERE user_id = ?`,
+			`DELETE FROM user_role_stats WHERE user_id = ?`,
 			`DELETE FROM outbox WHERE user_id = ? AND op IN ('index', '` + opEventIndex + `')`,
 			`DELETE FROM jobs WHERE user_id = ?`, `DELETE FROM events WHERE user_id = ?`,
 			`DELETE FROM profiles WHERE user_id = ?`, `DELETE FROM profile_revisions WHERE user_id = ?`,

@@ -19,7 +19,6 @@ import (
 
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
-	_ "github.com/mattn/go-sqlite3" // SQLite driver; storage is the only package that names it
 
 	emb "github.com/recalld/recalld/storage/embed"
 )
@@ -179,11 +178,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	r, err := sql.Open("sqlite3", dsn+"&mode=ro&_query_only=true")
-	if err != nil {
-		w.Close()
-		return nil, fmt.Errorf("storage: open %s: %w", path, err)
-	}
+	r := sql.OpenDB(readConnector(dsn+"&mode=ro&_query_only=true", cfg.MmapBytes))
 	r.SetMaxOpenConns(8)
 	s := &Store{
 		cfg:  cfg,

@@ -405,7 +405,9 @@ func TestEmbedderMismatchAndReindex(t *testing.T) {
 // TestIsolation stores confusable messages for many users and checks that no
 // query of one user ever returns another's message. Light users (a few
 // messages: one partly filled vec0 chunk, the exact scan) sit beside heavy
-// ones (many chunks, above the coarse threshold: the binary-code scan).
+// ones (many chunks, above the coarse threshold: the binary-code scan), and
+// three of those are past the large-chunk tier (300 vectors: moved to
+// vec_messages_big at 256).
 func TestIsolation(t *testing.T) {
 	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 20})
 	if err != nil {
@@ -415,9 +417,12 @@ func TestIsolation(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"spicy", "atlas", "project", "coffee", "辣", "火锅", "会议", "budget", "plan", "secret"}
 	const users = 24
-	count := func(u int) int { // light: 1-3 messages; heavy: 45
-		if u%3 == 0 {
+	count := func(u int) int { // light: 1-3 messages; heavy: 45, or 300
+		switch {
+		case u%3 == 0:
 			return 1 + u%4%3
+		case u%8 == 1:
+			return 300
 		}
 		return 45
 	}

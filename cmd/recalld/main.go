@@ -107,6 +107,8 @@ func (a *app) run(ctx context.Context, args []string) error {
 		return a.profilesCmd(ctx, rest)
 	case "eval":
 		return a.evalCmd(ctx, rest)
+	case "bench":
+		return a.benchCmd(ctx, rest)
 	case "version", "-version", "--version":
 		fmt.Fprintln(a.stdout, "recalld", version())
 		return nil

@@ -347,9 +347,12 @@ async function renderUsers(main) {
   const more = h('button', { type: 'button', id: 'users-more', onclick: () => load(more.dataset.after) }, t('users.more'));
   more.hidden = true;
   list.append(h('div', { class: 'row' }, more));
+  let gen = 0;
   async function load(after) {
+    const mine = ++gen;
     if (!after) clear(tbody);
     const data = await api('GET', '/users', { query: { prefix: state.usersPrefix, after, limit: 50 } });
+    if (mine !== gen) return;
     let users = data.users;
     if (state.usersFilter === 'failed') users = users.filter((u) => u.jobs_failed > 0);
     if (state.usersFilter === 'backlog') users = users.filter((u) => u.indexed < u.messages);
@@ -453,7 +456,9 @@ async function tabMessages(pane, user) {
   const info = h('div', { class: 'small muted', id: 'msg-info' });
   const more = h('button', { type: 'button', id: 'msg-more', hidden: true, onclick: () => run(more.dataset.cursor) }, t('msg.more'));
   out.append(info, table, h('div', { class: 'row' }, more));
+  let gen = 0; // a newer search makes an older one's answer stale
   async function run(cursor) {
+    const mine = ++gen;
     if (!cursor) clear(tbody);
     const filter = { role: role.value || undefined, conversation_id: conv.value.trim() || undefined, group_id: group.value.trim() || undefined,
       since: toRFC3339(since.value), until: toRFC3339(until.value) };
@@ -466,7 +471,8 @@ async function tabMessages(pane, user) {
       } else {
         page = await api('POST', '/search/semantic', { user, body: { query_text: query.value, filter, top_k: 50 } });
       }
-    } catch (e) { out.prepend(errorBox(e)); return; }
+    } catch (e) { if (mine === gen) out.prepend(errorBox(e)); return; }
+    if (mine !== gen) return;
     const q = mode.value === 'list' ? '' : query.value;
     for (const m of page.hits) tbody.append(messageRow(user, m, q, (tr) => tr.remove()));
     if (!tbody.children.length) tbody.append(h('tr', null, h('td', { colspan: 7, class: 'empty' }, t('msg.none'))));
@@ -494,22 +500,26 @@ async function tabEvents(pane, user) {
   const out = h('div', { id: 'ev-results' });
   const more = h('button', { type: 'button', id: 'ev-more', hidden: true, onclick: () => run(more.dataset.before) }, t('ev.more'));
   pane.append(h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); run(''); } }, query, group, h('button', { type: 'submit', class: 'primary' }, t('msg.go'))), out, h('div', { class: 'row' }, more));
+  let gen = 0;
   async function run(before) {
+    const mine = ++gen;
     if (!before) clear(out);
     more.hidden = true;
     try {
       if (query.value.trim()) {
         const r = await api('POST', '/events/search', { user, body: { query: query.value, top_k: 50, target_group_id: group.value.trim() || undefined } });
+        if (mine !== gen) return;
         for (const e of r.events) out.append(eventRow(e));
         if (r.warnings && r.warnings.length) out.prepend(h('div', { class: 'small state-warn' }, r.warnings.join('; ')));
       } else {
         const r = await api('GET', '/events', { user, query: { group_id: group.value.trim(), before, limit: 50 } });
+        if (mine !== gen) return;
         for (const e of r.events) out.append(eventRow(e));
         more.hidden = !r.next_before;
         more.dataset.before = r.next_before || '';
       }
-    } catch (e) { out.append(errorBox(e)); }
-    if (!out.children.length) out.append(h('div', { class: 'empty' }, t('ev.none')));
+    } catch (e) { if (mine === gen) out.append(errorBox(e)); }
+    if (mine === gen && !out.children.length) out.append(h('div', { class: 'empty' }, t('ev.none')));
   }
   await run('');
 }
