@@ -79,15 +79,9 @@ func (s *Server) listUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(p, "limit")
+	limit, err := limitParam(p, defaultUserList, storage.MaxUserList)
 	if err != nil {
 		return err
-	}
-	if _, ok := p["limit"]; !ok {
-		limit = defaultUserList
-	}
-	if limit < 1 || limit > storage.MaxUserList {
-		return errInvalid(fmt.Sprintf("limit must be in 1..%d", storage.MaxUserList))
 	}
 	scope := c.Get(scopeKey).(string)
 	prefix := p["prefix"]
@@ -316,15 +310,9 @@ func (s *Server) listConflicts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(p, "limit")
+	limit, err := limitParam(p, defaultUserList, conflictKeep)
 	if err != nil {
 		return err
-	}
-	if _, ok := p["limit"]; !ok {
-		limit = defaultUserList
-	}
-	if limit < 1 || limit > conflictKeep {
-		return errInvalid(fmt.Sprintf("limit must be in 1..%d", conflictKeep))
 	}
 	list, total := s.conflicts.list(c.Get(scopeKey).(string), limit)
 	return c.JSON(http.StatusOK, conflictsResponse{Conflicts: list, Total: total})

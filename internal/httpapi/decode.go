@@ -131,3 +131,19 @@ func pathID(c echo.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// limitParam is the limit query parameter of p: def when it is absent, else
+// a number in 1..max.
+func limitParam(p map[string]string, def, max int) (int, error) {
+	limit, err := intParam(p, "limit")
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := p["limit"]; !ok {
+		return def, nil
+	}
+	if limit < 1 || limit > max {
+		return 0, errInvalid(fmt.Sprintf("limit must be in 1..%d", max))
+	}
+	return limit, nil
+}

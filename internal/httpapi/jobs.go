@@ -43,15 +43,9 @@ func (s *Server) listJobs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(p, "limit")
+	limit, err := limitParam(p, defaultJobList, maxJobList)
 	if err != nil {
 		return err
-	}
-	if _, ok := p["limit"]; !ok {
-		limit = defaultJobList
-	}
-	if limit < 1 || limit > maxJobList {
-		return errInvalid(fmt.Sprintf("limit must be in 1..%d", maxJobList))
 	}
 	state := p["state"]
 	if state != "" && !storage.ValidJobState(state) {
