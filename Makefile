@@ -1,6 +1,7 @@
 # Two entry points do all set-up on a fresh machine:
 #   make serve   builds and runs `recalld serve` on the embedded default (./data, offline embedder)
-#   make test    runs vet, the whole test suite with the race detector (the
+#   make test    runs gofmt, vet and staticcheck (pinned in go.mod's tool
+#                block), the whole test suite with the race detector (the
 #                reliability drills in their short versions) and each fuzz
 #                target for TEST_FUZZTIME
 # and two run longer checks:
@@ -66,6 +67,7 @@ serve: build
 test: setup
 	test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))"
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 	$(GO) test -race -timeout 15m ./...
 	@$(call fuzz_all,$(TEST_FUZZTIME))
 

@@ -80,19 +80,6 @@ func RecallKeys() []string {
 	return out
 }
 
-// dedupe returns ids without repeats, first occurrence kept.
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // recallAt is |gold ∩ ranked[:k]| / |gold|; 0 for no gold.
 func recallAt(ranked, gold []string, k int) float64 {
 	if len(gold) == 0 {

@@ -146,7 +146,7 @@ func TestSplit(t *testing.T) {
 	if n[SplitTune] == 0 || n[SplitReport] == 0 || len(n) != 2 {
 		t.Errorf("halves %v: want both tune and report, nothing else", n)
 	}
-	if SplitOf("zh-absent-car") != SplitOf("zh-absent-car") {
+	if a, b := SplitOf("zh-absent-car"), SplitOf("zh-absent-car"); a != b {
 		t.Error("SplitOf is not deterministic")
 	}
 	_, err = ParseFixture([]byte(`{"name":"x","users":[{"user_id":"u","messages":[{"id":"m1","role":"user","content":"hi","created_at":"2026-01-01T00:00:00Z"}]}],

@@ -401,8 +401,6 @@ func (r *rewriter) name(zh bool) string {
 // are not pronouns (其他, 吉他, 自我, 迷你...), which the alternation tries first.
 var zhPronoun = regexp.MustCompile(`其他|其它|吉他|他人|他乡|利他|自我|忘我|迷你|我们|咱们|你们|您们|他们|她们|我|俺|你|您|他|她|咱`)
 
-var zhFirstPerson = regexp.MustCompile(`我|俺`)
-
 func (r *rewriter) pronounsZH(s string) string {
 	firstPerson := false
 	for _, m := range zhPronoun.FindAllString(s, -1) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +13,9 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/recalld/recalld/internal/cmdconfig"
+	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -39,7 +41,7 @@ func (a *app) progress(max int64, desc string) *progressbar.ProgressBar {
 // one). Re-running it is a no-op for lines already stored.
 func (a *app) importCmd(ctx context.Context, args []string) error {
 	var user string
-	cfg, rest, err := loadConfig("import", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("import", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "user_id for lines that have none")
 	})
 	if err != nil {
@@ -49,8 +51,8 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 		return fmt.Errorf("%w: import takes one FILE (or - for stdin)", errUsage)
 	}
 	if user != "" {
-		if err := checkUserID(user); err != nil {
-			return fmt.Errorf("-user: %s", err.(*apiError).Message)
+		if err := httpapi.CheckUserID(user); err != nil {
+			return fmt.Errorf("-user: %s", err.(*httpapi.Error).Message)
 		}
 	}
 	var (
@@ -68,8 +70,7 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 		}
 		in = f
 	}
-	log := newLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, false)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, config.NewLogger(cfg, a.stderr), false)
 	if err != nil {
 		return err
 	}
@@ -95,9 +96,9 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 	for line := 1; ; line++ {
 		b, err := r.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			m, u, perr := parseImportLine(b, user, line)
+			m, u, perr := httpapi.DecodeMessageLine(b, user)
 			if perr != nil {
-				return perr
+				return fmt.Errorf("line %d: %w", line, perr)
 			}
 			pending[u] = append(pending[u], m)
 			lines[u] = append(lines[u], line)
@@ -124,44 +125,19 @@ func (a *app) importCmd(ctx context.Context, args []string) error {
 	return a.drain(ctx, store)
 }
 
-func parseImportLine(b []byte, defaultUser string, line int) (storage.Message, string, error) {
-	var in messageIn
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: malformed JSON: %s", line, jsonErrorText(err))
-	}
-	if err := checkUnicode(b); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*apiError).Message)
-	}
-	u := in.UserID
-	if u == "" {
-		u = defaultUser
-	}
-	if u == "" {
-		return storage.Message{}, "", fmt.Errorf("line %d: user_id is missing and no -user was given", line)
-	}
-	if err := checkUserID(u); err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: user_id: %s", line, err.(*apiError).Message)
-	}
-	m, err := in.message(0)
-	if err != nil {
-		return storage.Message{}, "", fmt.Errorf("line %d: %s", line, err.(*apiError).Message)
-	}
-	return m, u, nil
-}
-
 // drain indexes the outbox with a progress bar.
 func (a *app) drain(ctx context.Context, store *storage.Store) error {
 	st, err := store.Status(ctx)
-	if err != nil {
+	if err != nil || st.Pending == 0 {
 		return err
 	}
-	if st.Pending == 0 {
-		return nil
-	}
-	bar := a.progress(int64(st.Pending), "indexing")
-	err = store.Drain(ctx, func(done, left int) {
+	return a.withProgress(int64(st.Pending), "indexing", func(p func(done, left int)) error { return store.Drain(ctx, p) })
+}
+
+// withProgress runs fn with a progress bar that fn's done/left callback moves.
+func (a *app) withProgress(max int64, desc string, fn func(progress func(done, left int)) error) error {
+	bar := a.progress(max, desc)
+	err := fn(func(done, left int) {
 		bar.ChangeMax(done + left)
 		_ = bar.Set(done)
 	})
@@ -172,26 +148,19 @@ func (a *app) drain(ctx context.Context, store *storage.Store) error {
 // reindex rebuilds the derived indexes with the configured embedder, for
 // example after changing it.
 func (a *app) reindex(ctx context.Context, args []string) error {
-	cfg, rest, err := loadConfig("reindex", args, a.getenv, a.stderr)
+	cfg, rest, err := config.Load("reindex", args, a.getenv, a.stderr)
 	if err != nil {
 		return err
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("%w: reindex takes no arguments", errUsage)
 	}
-	log := newLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, true)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, config.NewLogger(cfg, a.stderr), true)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	bar := a.progress(-1, "reindexing")
-	err = store.Reindex(ctx, func(done, left int) {
-		bar.ChangeMax(done + left)
-		_ = bar.Set(done)
-	})
-	_ = bar.Finish()
-	if err != nil {
+	if err := a.withProgress(-1, "reindexing", func(p func(done, left int)) error { return store.Reindex(ctx, p) }); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "reindexed with %s\n", store.EmbedderName())

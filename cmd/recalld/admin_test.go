@@ -8,116 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/eval"
 	"github.com/recalld/recalld/storage"
 )
-
-func TestLoadConfigPrecedence(t *testing.T) {
-	file := writeFile(t, "recalld.toml", `
-data_dir = "/from/file"
-addr = "127.0.0.1:9000"
-log_level = "debug"
-shutdown_timeout = "5s"
-
-[[api_keys]]
-name = "bot-a"
-key = "file-key-0123456789abcdef"
-user_prefix = "qq:"
-
-[embedder]
-kind = "hash"
-dim = 512
-`)
-	tests := []struct {
-		name string
-		args []string
-		env  map[string]string
-		want func(*Config)
-	}{
-		{"defaults", nil, nil, func(c *Config) {}},
-		{"file", []string{"-config", file}, nil, func(c *Config) {
-			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9000", "debug"
-			c.ShutdownTimeout = duration{5 * time.Second}
-			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
-			c.Embedder.Kind, c.Embedder.Dim = "hash", 512
-		}},
-		{"env over file", []string{"-config=" + file}, map[string]string{"RECALLD_ADDR": "127.0.0.1:9100", "RECALLD_EMBEDDER_DIM": "256"}, func(c *Config) {
-			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9100", "debug"
-			c.ShutdownTimeout = duration{5 * time.Second}
-			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
-			c.Embedder.Kind, c.Embedder.Dim = "hash", 256
-		}},
-		{"flag over env", []string{"-addr", "127.0.0.1:9200"}, map[string]string{"RECALLD_ADDR": "127.0.0.1:9100", "RECALLD_CONFIG": file}, func(c *Config) {
-			c.DataDir, c.Addr, c.LogLevel = "/from/file", "127.0.0.1:9200", "debug"
-			c.ShutdownTimeout = duration{5 * time.Second}
-			c.APIKeys = []APIKey{{Name: "bot-a", Key: "file-key-0123456789abcdef", UserPrefix: "qq:"}}
-			c.Embedder.Kind, c.Embedder.Dim = "hash", 512
-		}},
-		{"use model dir and weight", []string{"-embedder-model-dir", "/opt/use"}, map[string]string{"RECALLD_EMBEDDER_MODEL_DIR": "/env/use"}, func(c *Config) {
-			c.Embedder.ModelDir = "/opt/use"
-		}},
-		{"env keys", nil, map[string]string{"RECALLD_API_KEYS": "k-aaaaaaaaaaaaaaaa=qq:, k-bbbbbbbbbbbbbbbb"}, func(c *Config) {
-			c.APIKeys = []APIKey{{Name: "env-1", Key: "k-aaaaaaaaaaaaaaaa", UserPrefix: "qq:"}, {Name: "env-2", Key: "k-bbbbbbbbbbbbbbbb"}}
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := loadConfig("serve", tt.args, func(k string) string { return tt.env[k] }, io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := DefaultConfig()
-			tt.want(&want)
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestLoadConfigErrors(t *testing.T) {
-	bad := writeFile(t, "bad.toml", "data_dir = \"x\"\nlisten = \"y\"\n")
-	tests := []struct {
-		name string
-		args []string
-		env  map[string]string
-		want string
-	}{
-		{"unknown toml key", []string{"-config", bad}, nil, "unknown key"},
-		{"missing file", []string{"-config", "/nonexistent/recalld.toml"}, nil, "no such file"},
-		{"bad env number", nil, map[string]string{"RECALLD_BODY_LIMIT": "lots"}, "not a number"},
-		{"short key", nil, map[string]string{"RECALLD_API_KEYS": "short"}, "at least 16"},
-		{"bad embedder", []string{"-embedder", "magic"}, nil, "want use, hash or openai"},
-		{"openai without model", []string{"-embedder", "openai"}, nil, "model is required"},
-		{"use weight out of range", []string{"-config", writeFile(t, "w.toml", "[embedder]\nuse_weight = 1.5\n")}, nil, "use_weight"},
-		{"bad level", []string{"-log-level", "loud"}, nil, "log_level"},
-		{"negative mmap", nil, map[string]string{"RECALLD_SQLITE_MMAP_MB": "-1"}, "sqlite_mmap_mb"},
-		{"no page cache", []string{"-config", writeFile(t, "c.toml", "sqlite_cache_mb = 0\n")}, nil, "sqlite_cache_mb"},
-		{"unknown flag", []string{"-nope"}, nil, "not defined"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := loadConfig("serve", tt.args, func(k string) string { return tt.env[k] }, io.Discard)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
-			}
-		})
-	}
-}
-
-func TestRedactedConfig(t *testing.T) {
-	c := DefaultConfig()
-	c.APIKeys = []APIKey{{Name: "a", Key: "secret-secret-secret"}}
-	c.Embedder.APIKey = "sk-secret"
-	r := c.redacted()
-	if r.APIKeys[0].Key != "***" || r.Embedder.APIKey != "***" || c.APIKeys[0].Key != "secret-secret-secret" {
-		t.Fatalf("redacted = %+v, original = %+v", r, c)
-	}
-}
 
 func TestImport(t *testing.T) {
 	dir := t.TempDir()
@@ -281,17 +175,5 @@ func TestEvalCommand(t *testing.T) {
 	}
 	if err := a.run(t.Context(), []string{"eval", "--suite", suite, "--runners", "magic"}); err == nil {
 		t.Fatal("unknown runner accepted")
-	}
-}
-
-func TestStorageMemory(t *testing.T) {
-	for _, tc := range []struct {
-		cacheMB, mmapMB, wantCache, wantMmap int64
-	}{{128, 256, 128 << 20, 256 << 20}, {16, 0, 16 << 20, -1}} {
-		cfg := DefaultConfig()
-		cfg.SQLiteCacheMB, cfg.SQLiteMmapMB = tc.cacheMB, tc.mmapMB
-		if c, m := storageMemory(cfg); c != tc.wantCache || m != tc.wantMmap {
-			t.Errorf("storageMemory(%d MB, %d MB) = %d, %d; want %d, %d", tc.cacheMB, tc.mmapMB, c, m, tc.wantCache, tc.wantMmap)
-		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // BenchmarkPostMessages measures acknowledged ingest over HTTP on loopback:
@@ -36,7 +38,7 @@ func BenchmarkPostMessages(b *testing.B) {
 		}
 		req, _ := http.NewRequest("POST", ts.base+"/messages", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(headerUser, "qq:bench")
+		req.Header.Set(httpapi.HeaderUser, "qq:bench")
 		b.StartTimer()
 		resp, err := hc.Do(req)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -70,14 +72,14 @@ func TestStoreCircuitBreaker(t *testing.T) {
 		u.do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, 422, nil)
 		u.do("DELETE", "/messages/absent", nil, 404, nil)
 	}
-	if h := ts.health(); h.Store != breakerClosed {
+	if h := ts.health(); h.Store != breaker.Closed {
 		t.Fatalf("client errors tripped the breaker: %+v", h)
 	}
 
 	restore := diskFull(t)
 	for i := range 3 {
 		status, body := post()
-		if status != http.StatusInternalServerError || errorCode(t, body) != codeInternal {
+		if status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
 			t.Fatalf("write %d on a full disk: %d %s", i, status, body)
 		}
 	}
@@ -85,7 +87,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	refused := func(method, path string, body any) {
 		t.Helper()
 		status, b := u.raw(method, path, body)
-		if status != http.StatusServiceUnavailable || errorCode(t, b) != codeStoreUnavailable {
+		if status != http.StatusServiceUnavailable || errorCode(t, b) != httpapi.CodeStoreUnavailable {
 			t.Fatalf("%s %s with the circuit open: %d %s", method, path, status, b)
 		}
 	}
@@ -100,7 +102,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	if ra, _ := strconv.Atoi(resp.Header.Get("Retry-After")); resp.StatusCode != http.StatusServiceUnavailable || ra < 1 {
 		t.Fatalf("/readyz with the circuit open: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if h := ts.health(); h.Store != breakerOpen || h.Status != "degraded" || !hasWarning(h, "store_unavailable") {
+	if h := ts.health(); h.Store != breaker.Open || h.Status != "degraded" || !hasWarning(h, "store_unavailable") {
 		t.Fatalf("health with the circuit open: %+v", h)
 	}
 	// No key, no store: authentication still comes first.
@@ -109,22 +111,22 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	}
 
 	// Half-open after the timeout; the probe fails on the still full disk.
-	waitFor(t, "the circuit half-opens", func() bool { return ts.health().Store == breakerHalfOpen })
+	waitFor(t, "the circuit half-opens", func() bool { return ts.health().Store == breaker.HalfOpen })
 	if status, body := post(); status != http.StatusInternalServerError {
 		t.Fatalf("probe on a full disk: %d %s", status, body)
 	}
-	if h := ts.health(); h.Store != breakerOpen {
+	if h := ts.health(); h.Store != breaker.Open {
 		t.Fatalf("a failed probe left the circuit %s", h.Store)
 	}
 
 	restore()
-	waitFor(t, "the circuit half-opens again", func() bool { return ts.health().Store == breakerHalfOpen })
+	waitFor(t, "the circuit half-opens again", func() bool { return ts.health().Store == breaker.HalfOpen })
 	if status, body := post(); status != 200 {
 		t.Fatalf("probe with room on the disk: %d %s", status, body)
 	}
-	var ready readyResponse
+	var ready httpapi.ReadyResponse
 	ts.as("").do("GET", "/readyz", nil, 200, &ready)
-	if ready.Store != breakerClosed {
+	if ready.Store != breaker.Closed {
 		t.Fatalf("/readyz after recovery: %+v", ready)
 	}
 	var page queryapi.Page
@@ -165,7 +167,7 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	ok := 0
 	for i := range calls {
 		for range 3 {
-			if status, body := bad.raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != codeInternal {
+			if status, body := bad.raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
 				t.Fatalf("bad user's call %d: %d %s", i, status, body)
 			}
 			if status, body := bad.raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status != http.StatusInternalServerError {
@@ -185,7 +187,7 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	if ok != 3*calls {
 		t.Errorf("the other user succeeded %d of %d times", ok, 3*calls)
 	}
-	if h := ts.health(); h.Store != breakerClosed {
+	if h := ts.health(); h.Store != breaker.Closed {
 		t.Fatalf("one user's failures moved the store circuit: %+v", h)
 	}
 
@@ -198,10 +200,10 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 			t.Fatalf("write %d on a full disk: %d %s", i, status, body)
 		}
 	}
-	if h := ts.health(); h.Store != breakerOpen {
+	if h := ts.health(); h.Store != breaker.Open {
 		t.Fatalf("a full disk left the store circuit %s", h.Store)
 	}
-	if status, body := bad.raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != codeStoreUnavailable {
+	if status, body := bad.raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeStoreUnavailable {
 		t.Fatalf("with the circuit open: %d %s", status, body)
 	}
 }

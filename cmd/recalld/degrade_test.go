@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage/embed/embedtest"
 )
@@ -34,21 +35,21 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-func (ts *testServer) health() healthResponse {
+func (ts *testServer) health() httpapi.HealthResponse {
 	ts.t.Helper()
-	var h healthResponse
+	var h httpapi.HealthResponse
 	ts.as("").do("GET", "/healthz", nil, 200, &h)
 	return h
 }
 
-func hasWarning(h healthResponse, part string) bool {
+func hasWarning(h httpapi.HealthResponse, part string) bool {
 	return slices.ContainsFunc(h.Warnings, func(w string) bool { return strings.Contains(w, part) })
 }
 
 // errorCode returns the code of an error body.
 func errorCode(t testing.TB, body []byte) string {
 	t.Helper()
-	var e errorBody
+	var e httpapi.ErrorBody
 	if err := jsonUnmarshal(body, &e); err != nil {
 		t.Fatalf("not an error body: %s", body)
 	}
@@ -81,7 +82,7 @@ func TestEmbedderDownAtRuntime(t *testing.T) {
 		return len(p.Hits) == 2
 	})
 	status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "where is my car"})
-	if status != http.StatusServiceUnavailable || errorCode(t, body) != codeSemanticUnavailable {
+	if status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeSemanticUnavailable {
 		t.Fatalf("semantic search with the embedder down: %d %s", status, body)
 	}
 	if strings.Contains(string(body), srv.URL) {
@@ -134,7 +135,7 @@ func TestEmbedderUnreachableAtStart(t *testing.T) {
 			t.Fatalf("lexical = %v", got)
 		}
 		status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "birthday"})
-		if status != http.StatusServiceUnavailable || errorCode(t, body) != codeSemanticUnavailable {
+		if status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeSemanticUnavailable {
 			t.Fatalf("semantic search: %d %s", status, body)
 		}
 	})
@@ -157,7 +158,7 @@ func TestEmbedderUnreachableAtStart(t *testing.T) {
 		u.do("POST", "/messages", map[string]any{"messages": []map[string]any{
 			msgJSON("g4", "user", "The wifi password is on the fridge", 3)}}, 200, nil)
 		status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "wifi password"})
-		if status != http.StatusServiceUnavailable || errorCode(t, body) != codeSemanticUnavailable {
+		if status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeSemanticUnavailable {
 			t.Fatalf("semantic search with the embedder down: %d %s", status, body)
 		}
 		srv.SetFailing(false)

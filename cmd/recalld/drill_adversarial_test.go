@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // Bounds of the adversarial drill.
@@ -309,7 +311,7 @@ func (a *advRun) send(name, method, path string, body any, hdr ...string) drillR
 	case resp.status >= 500:
 		a.t.Errorf("%s: %s", name, resp)
 	case resp.status >= 300:
-		var e errorBody
+		var e httpapi.ErrorBody
 		if json.Unmarshal(resp.body, &e) != nil || e.Error.Code == "" {
 			a.t.Errorf("%s: %d without the JSON error body: %.200s", name, resp.status, resp.body)
 		}
@@ -387,7 +389,7 @@ func (a *advRun) queries(text string, except ...string) {
 		}
 	}
 	resp := a.send("MCP recall", "POST", "/mcp", mcpCall(1, "recall", map[string]any{"question": short}))
-	if failed, msg := mcpToolFailed(resp.body); resp.err == nil && failed && !strings.HasPrefix(msg, codeInvalid) {
+	if failed, msg := mcpToolFailed(resp.body); resp.err == nil && failed && !strings.HasPrefix(msg, httpapi.CodeInvalid) {
 		a.t.Errorf("MCP recall %.20q: %s", text, msg)
 	}
 }
@@ -408,14 +410,14 @@ func waitChildIdle(t *testing.T, cs *childServer, users ...string) {
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
 		busy := 0
-		var h healthResponse
+		var h httpapi.HealthResponse
 		if r := (drillClient{hc: hc, base: cs.base}).send(t.Context(), "GET", "/healthz", nil); r.err != nil || json.Unmarshal(r.body, &h) != nil {
 			t.Fatalf("healthz: %s", r)
 		}
 		busy += h.Pending
 		for _, u := range users {
 			for _, st := range []string{"pending", "processing"} {
-				var res jobsResponse
+				var res httpapi.JobsResponse
 				r := drillClient{hc: hc, base: cs.base, user: u}.send(t.Context(), "GET", "/jobs"+q("state", st), nil)
 				if r.err != nil || json.Unmarshal(r.body, &res) != nil {
 					t.Fatalf("jobs: %s", r)

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // lookAlikeUsers are user ids that differ from qq:1 by a byte, a case, a
@@ -109,7 +111,7 @@ func TestDrillIsolation(t *testing.T) {
 	for i, c := range clients {
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
-			var res jobsResponse
+			var res httpapi.JobsResponse
 			c.do("GET", "/jobs"+q("state", "done"), nil, http.StatusOK, &res)
 			if len(res.Jobs) == 1 {
 				break
@@ -166,7 +168,7 @@ func TestDrillIsolation(t *testing.T) {
 						continue
 					}
 					if req.path == "/mcp" {
-						if failed, msg := mcpToolFailed(resp.body); failed && !(req.may404 && strings.HasPrefix(msg, codeNotFound)) {
+						if failed, msg := mcpToolFailed(resp.body); failed && !(req.may404 && strings.HasPrefix(msg, httpapi.CodeNotFound)) {
 							t.Errorf("%s as %q: %s", req.name, users[i], msg)
 						}
 					}

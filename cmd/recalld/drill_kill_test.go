@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -78,7 +79,7 @@ func TestDrillKill9(t *testing.T) {
 		time.Sleep(upMin + time.Duration(r.Int64N(int64(upMax-upMin))))
 		// Where the kill lands: the outbox backlog (indexing) and the
 		// jobs being processed, read just before it.
-		var h healthResponse
+		var h httpapi.HealthResponse
 		if resp := (drillClient{hc: hc, base: b}).send(ctx, "GET", "/healthz", nil); resp.err == nil && json.Unmarshal(resp.body, &h) == nil && h.Pending > 0 {
 			backlog++
 		}
@@ -107,7 +108,7 @@ func TestDrillKill9(t *testing.T) {
 		waitJobsSettled(t, ts.as(u))
 	}
 	recovered := time.Since(recoverStart)
-	var h healthResponse
+	var h httpapi.HealthResponse
 	ts.as("").do("GET", "/healthz", nil, http.StatusOK, &h)
 	if h.Pending != 0 || h.Unvectored != 0 {
 		t.Errorf("after recovery: %d index entries pending, %d messages without vectors", h.Pending, h.Unvectored)
@@ -164,7 +165,7 @@ func killMessageClient(ctx context.Context, t *testing.T, hc *http.Client, base 
 				t.Errorf("POST /messages as %s: %s", user, resp)
 				continue
 			}
-			var ack postMessagesResponse
+			var ack httpapi.PostMessagesResponse
 			if err := json.Unmarshal(resp.body, &ack); err != nil || ack.Inserted+ack.Duplicates != len(msgs) {
 				t.Errorf("POST /messages: ack %s", resp.body)
 			}
@@ -244,7 +245,7 @@ func waitJobsSettled(t *testing.T, c *client) {
 	for {
 		busy := 0
 		for _, state := range []string{"pending", "processing"} {
-			var res jobsResponse
+			var res httpapi.JobsResponse
 			c.do("GET", "/jobs"+q("state", state, "limit", "500"), nil, http.StatusOK, &res)
 			busy += len(res.Jobs)
 		}
@@ -366,7 +367,7 @@ func checkKillTurns(t *testing.T, ts *testServer, led *killLedger) (turns, event
 		if jobsOf[user] != nil {
 			continue
 		}
-		var res jobsResponse
+		var res httpapi.JobsResponse
 		ts.as(user).do("GET", "/jobs"+q("limit", "500"), nil, http.StatusOK, &res)
 		jobsOf[user] = map[string][]storage.Job{}
 		for _, j := range res.Jobs {
@@ -395,7 +396,7 @@ func checkKillTurns(t *testing.T, ts *testServer, led *killLedger) (turns, event
 			continue
 		}
 		events++
-		var r searchEventsResponse
+		var r httpapi.SearchEventsResponse
 		mk := led.turnMarker[id]
 		c.do("POST", "/events/search", map[string]any{"query": mk, "top_k": 5}, http.StatusOK, &r)
 		holding := 0

@@ -82,28 +82,12 @@ func newDrillHTTP(timeout time.Duration) *http.Client {
 
 // send sends body (a string or []byte as is, anything else as JSON).
 func (c drillClient) send(ctx context.Context, method, path string, body any, hdr ...string) drillResp {
-	r, err := requestBody(body)
-	if err != nil {
-		return drillResp{err: err}
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
-	if err != nil {
-		return drillResp{err: err}
-	}
-	if r != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	if path == "/mcp" {
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		hdr = append([]string{"Accept", "application/json, text/event-stream"}, hdr...)
 	}
-	if c.user != "" {
-		req.Header.Set(headerUser, c.user)
-	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Set(hdr[i], hdr[i+1])
+	req, err := newRequest(ctx, method, c.base+path, c.user, c.key, body, hdr...)
+	if err != nil {
+		return drillResp{err: err}
 	}
 	start := time.Now()
 	resp, err := c.hc.Do(req)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // useModelDir is where `make setup` puts USE-Lite, seen from this package.
@@ -43,7 +45,7 @@ func TestEmbedderFallback(t *testing.T) {
 			}
 			logs := &syncBuffer{}
 			ts := startServerWith(t, func(a *app) { a.stderr = logs }, nil, "-embedder", "use", "-embedder-model-dir", dir)
-			var h healthResponse
+			var h httpapi.HealthResponse
 			ts.as("").do("GET", "/healthz", nil, 200, &h)
 			if h.Embedder != "hash-ngram-v1-1024" || !strings.Contains(h.EmbedderFallback, "USE-Lite not loaded") {
 				t.Fatalf("healthz = %+v, want the hashing embedder and a fallback note", h)
@@ -95,7 +97,7 @@ func TestServeWithUSELite(t *testing.T) {
 		t.Fatalf("reindex output %q", out.String())
 	}
 	ts := startServer(t, nil, "-data", data, "-embedder", "use", "-embedder-model-dir", useModelDir)
-	var h healthResponse
+	var h httpapi.HealthResponse
 	ts.as("").do("GET", "/healthz", nil, 200, &h)
 	if h.Embedder != name || h.Dim != 1536 || h.EmbedderFallback != "" {
 		t.Fatalf("healthz = %+v", h)

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/recalld/recalld/eval"
+	"github.com/recalld/recalld/internal/cmdconfig"
+	"github.com/recalld/recalld/internal/config"
 )
 
 // listFlag collects a repeated flag.
@@ -26,7 +28,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		out            string
 		keep           bool
 	)
-	cfg, rest, err := loadConfig("eval", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("eval", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.Var(&suites, "suite", "suite file: the fixture format or LoCoMo (repeatable)")
 		fs.StringVar(&runners, "runners", "lexical,semantic,hybrid,agent", "runners to compare")
 		fs.StringVar(&out, "out", "eval-out", "directory for report.md, report.json and the plots")
@@ -39,15 +41,15 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 	if len(rest) > 0 || len(suites) == 0 {
 		return fmt.Errorf("%w: eval takes --suite FILE [--suite FILE…] and no arguments", errUsage)
 	}
-	ec := eval.Config{Suites: suites, OutDir: out, KeepData: keep, Progress: a.stderr, Logger: newLogger(cfg, a.stderr)}
+	ec := eval.Config{Suites: suites, OutDir: out, KeepData: keep, Progress: a.stderr, Logger: config.NewLogger(cfg, a.stderr)}
 	// Each suite gets a fresh store under -data when one is given (or the
 	// stores are kept), else under the system's temporary directory; a
 	// server's default data directory is never used for scratch stores.
-	if keep || cfg.DataDir != DefaultConfig().DataDir {
+	if keep || cfg.DataDir != config.DefaultConfig().DataDir {
 		ec.DataDir = cfg.DataDir
 	}
 	if cfg.Embedder.Kind != "hash" || cfg.Embedder.Dim != 0 {
-		if ec.Embedder, _, err = newEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
+		if ec.Embedder, _, err = cmdconfig.NewEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
 			return err
 		}
 	}
@@ -56,7 +58,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		case "":
 		case eval.RunnerAgent:
 			// The agent runs on each suite's own store, so it gets none here.
-			ag, err := newAgent(nil, ec.Logger, cfg.LLM)
+			ag, err := cmdconfig.NewAgent(nil, ec.Logger, cfg.LLM)
 			if err != nil {
 				return err
 			}

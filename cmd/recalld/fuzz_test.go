@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // fuzzRoutes are the routes FuzzHTTPDecoders drives: every route that
@@ -109,7 +111,7 @@ func FuzzHTTPDecoders(f *testing.F) {
 		if err != nil {
 			return
 		}
-		req.Header.Set(headerUser, "qq:fuzz")
+		req.Header.Set(httpapi.HeaderUser, "qq:fuzz")
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -133,7 +135,7 @@ func FuzzHTTPDecoders(f *testing.F) {
 			t.Fatalf("%s %s %q: %d %s after %s\nserver log:\n%s", rt.method, u, body, resp.StatusCode, out, took, log)
 		}
 		if resp.StatusCode >= 300 {
-			var e errorBody
+			var e httpapi.ErrorBody
 			if err := json.Unmarshal(out, &e); err != nil || e.Error.Code == "" {
 				t.Fatalf("%s %s %q: %d without the JSON error body: %q", rt.method, u, body, resp.StatusCode, out)
 			}

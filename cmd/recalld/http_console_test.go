@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -29,7 +30,7 @@ func TestConsoleRoutes(t *testing.T) {
 	}
 	ts.as("qq:3").do("POST", "/memories", map[string]any{"content": "vegetarian"}, http.StatusCreated, nil)
 
-	var all usersResponse
+	var all httpapi.UsersResponse
 	ts.as("").do("GET", "/users", nil, http.StatusOK, &all)
 	if ids := userIDs(all.Users); strings.Join(ids, ",") != "qq:1,qq:2,qq:3,tg:1" {
 		t.Fatalf("users %v", ids)
@@ -37,12 +38,12 @@ func TestConsoleRoutes(t *testing.T) {
 	if all.Totals.Users != 4 || all.Totals.Messages != 6 || all.Totals.Memories != 1 {
 		t.Errorf("totals %+v", all.Totals)
 	}
-	var page usersResponse
+	var page httpapi.UsersResponse
 	ts.as("").do("GET", "/users?prefix=qq:&limit=2", nil, http.StatusOK, &page)
 	if ids := userIDs(page.Users); strings.Join(ids, ",") != "qq:1,qq:2" || page.NextAfter != "qq:2" || page.Totals.Users != 3 {
 		t.Fatalf("first page %v next %q totals %+v", ids, page.NextAfter, page.Totals)
 	}
-	page = usersResponse{}
+	page = httpapi.UsersResponse{}
 	ts.as("").do("GET", "/users?prefix=qq:&limit=2&after=qq:2", nil, http.StatusOK, &page)
 	if ids := userIDs(page.Users); strings.Join(ids, ",") != "qq:3" || page.NextAfter != "" {
 		t.Fatalf("second page %v next %q", ids, page.NextAfter)
@@ -142,7 +143,7 @@ func TestConsoleScope(t *testing.T) {
 		{"qq key, other scope", qqKey, "?prefix=tg:", ""},
 		{"all key", allKey, "", "qq:1,tg:1"},
 	} {
-		var r usersResponse
+		var r httpapi.UsersResponse
 		ts.as("").withKey(c.key).do("GET", "/users"+c.query, nil, http.StatusOK, &r)
 		if got := strings.Join(userIDs(r.Users), ","); got != c.want {
 			t.Errorf("%s: users %q, want %q", c.name, got, c.want)
@@ -188,7 +189,7 @@ func TestRetryAndPurgeJobs(t *testing.T) {
 		t.Errorf("retried job %+v", j)
 	}
 	u.waitJob(r.JobID, "failed") // the historian fails once more
-	var del deleteResponse
+	var del httpapi.DeleteResponse
 	ts.as("qq:8").do("DELETE", "/jobs?state=failed", nil, http.StatusOK, &del)
 	if del.Deleted != 0 {
 		t.Errorf("qq:8 purged %d of qq:7's jobs", del.Deleted)

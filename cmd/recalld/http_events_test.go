@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // endTurnAt ends a turn with observations at t and waits until its events are stored.
@@ -25,7 +26,7 @@ func (c *client) endTurnAt(requestID, group, sender, senderName string, t time.T
 	c.waitJob(r.JobID, "done")
 }
 
-func eventContents(r searchEventsResponse) []string {
+func eventContents(r httpapi.SearchEventsResponse) []string {
 	out := make([]string, 0, len(r.Events))
 	for _, e := range r.Events {
 		out = append(out, e.Content)
@@ -49,9 +50,9 @@ func TestEventsSearch(t *testing.T) {
 	other.endTurnAt("x1", "g1", "20001", "Bob", now.Add(-1*day), "Bob flew to Paris for the design review")
 	ts.waitIndexed()
 
-	search := func(c *client, body map[string]any, want int) searchEventsResponse {
+	search := func(c *client, body map[string]any, want int) httpapi.SearchEventsResponse {
 		t.Helper()
-		var r searchEventsResponse
+		var r httpapi.SearchEventsResponse
 		c.do("POST", "/events/search", body, want, &r)
 		return r
 	}
@@ -136,7 +137,7 @@ func TestEventsSearchDeep(t *testing.T) {
 		msg("b1", "g2", "我最喜欢喝乌龙茶，冰的", 0),
 	}}, 200, nil)
 	ts.waitIndexed()
-	var r searchEventsResponse
+	var r httpapi.SearchEventsResponse
 	u.do("POST", "/events/search", map[string]any{"query": "小王喜欢喝什么茶", "group_id": "g1", "deep": true}, 200, &r)
 	if len(r.Events) != 1 || r.Deep == nil {
 		t.Fatalf("events %q deep %+v", eventContents(r), r.Deep)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -92,17 +93,17 @@ func TestMemosBadInput(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"limit zero", "GET", "/memos" + q("limit", "0"), 422, codeInvalid},
-		{"limit over cap", "GET", "/memos" + q("limit", "201"), 422, codeInvalid},
-		{"limit not a number", "GET", "/memos" + q("limit", "ten"), 400, codeBadRequest},
-		{"unknown request type", "GET", "/memos" + q("request_type", "dm"), 422, codeInvalid},
-		{"unknown parameter", "GET", "/memos" + q("user", "qq:2"), 400, codeBadRequest},
-		{"wrong method", "POST", "/memos", 405, codeMethodNotAllowed},
+		{"limit zero", "GET", "/memos" + q("limit", "0"), 422, httpapi.CodeInvalid},
+		{"limit over cap", "GET", "/memos" + q("limit", "201"), 422, httpapi.CodeInvalid},
+		{"limit not a number", "GET", "/memos" + q("limit", "ten"), 400, httpapi.CodeBadRequest},
+		{"unknown request type", "GET", "/memos" + q("request_type", "dm"), 422, httpapi.CodeInvalid},
+		{"unknown parameter", "GET", "/memos" + q("user", "qq:2"), 400, httpapi.CodeBadRequest},
+		{"wrong method", "POST", "/memos", 405, httpapi.CodeMethodNotAllowed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			status, body := u.raw(tt.method, tt.path, nil)
-			var e errorBody
+			var e httpapi.ErrorBody
 			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code {
 				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
 			}
@@ -168,7 +169,7 @@ func TestMemoriesCRUD(t *testing.T) {
 		t.Fatalf("patched tags %+v", up)
 	}
 
-	var del deleteResponse
+	var del httpapi.DeleteResponse
 	u.do("DELETE", "/memories/todo:call-mom", nil, 200, &del)
 	if del.Deleted != 1 {
 		t.Fatalf("deleted %+v", del)
@@ -185,8 +186,8 @@ func TestMemoriesLimit(t *testing.T) {
 		u.do("POST", "/memories", map[string]any{"id": fmt.Sprint("m", i), "content": fmt.Sprint("fact ", i)}, http.StatusCreated, nil)
 	}
 	status, body := u.raw("POST", "/memories", map[string]any{"content": "one too many"})
-	var e errorBody
-	if err := json.Unmarshal(body, &e); err != nil || status != http.StatusConflict || e.Error.Code != codeConflict ||
+	var e httpapi.ErrorBody
+	if err := json.Unmarshal(body, &e); err != nil || status != http.StatusConflict || e.Error.Code != httpapi.CodeConflict ||
 		!strings.Contains(e.Error.Message, fmt.Sprint(storage.MaxMemories)) {
 		t.Fatalf("over the limit: %d %s", status, body)
 	}
@@ -244,46 +245,30 @@ func TestMemoriesBadInput(t *testing.T) {
 	ts := startServer(t, idleWorker)
 	u := ts.as("qq:1")
 	u.do("POST", "/memories", map[string]any{"id": "keep", "content": "kept"}, http.StatusCreated, nil)
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		body   any
-		hdr    []string
-		status int
-		code   string
-	}{
-		{"malformed JSON", "POST", "/memories", `{"content":`, nil, 400, codeBadRequest},
-		{"user in the body", "POST", "/memories", map[string]any{"content": "x", "user_id": "qq:2"}, nil, 400, codeBadRequest},
-		{"tags not a list", "POST", "/memories", map[string]any{"content": "x", "tags": "a"}, nil, 400, codeBadRequest},
-		{"no content", "POST", "/memories", map[string]any{"tags": []string{"a"}}, nil, 422, codeInvalid},
-		{"blank content", "POST", "/memories", map[string]any{"content": "  "}, nil, 422, codeInvalid},
-		{"content too long", "POST", "/memories", map[string]any{"content": strings.Repeat("字", storage.MaxMemoryRunes+1)}, nil, 422, codeInvalid},
-		{"bad id", "POST", "/memories", map[string]any{"id": "a b", "content": "x"}, nil, 422, codeInvalid},
-		{"repeated tag", "POST", "/memories", map[string]any{"content": "x", "tags": []string{"a", "a"}}, nil, 422, codeInvalid},
-		{"too many tags", "POST", "/memories", map[string]any{"content": "x", "tags": strings.Split("a b c d e f g h i j k l m n o p q", " ")}, nil, 422, codeInvalid},
-		{"not JSON", "POST", "/memories", `content`, []string{"Content-Type", "text/plain"}, 415, codeUnsupportedMedia},
-		{"no user", "POST", "/memories", map[string]any{"content": "x"}, []string{headerUser, ""}, 400, codeBadRequest},
-		{"query on add", "POST", "/memories?user=qq:2", map[string]any{"content": "x"}, nil, 400, codeBadRequest},
-		{"exact not a bool", "GET", "/memories?exact=yes-please", nil, nil, 400, codeBadRequest},
-		{"unknown list parameter", "GET", "/memories?limit=5", nil, nil, 400, codeBadRequest},
-		{"empty patch", "PATCH", "/memories/keep", map[string]any{}, nil, 422, codeInvalid},
-		{"blank patch", "PATCH", "/memories/keep", map[string]any{"content": " "}, nil, 422, codeInvalid},
-		{"unknown patch field", "PATCH", "/memories/keep", map[string]any{"id": "other"}, nil, 400, codeBadRequest},
-		{"no patch body", "PATCH", "/memories/keep", nil, nil, 400, codeBadRequest},
-		{"escaped slash id", "GET", "/memories/" + url.PathEscape("a/b"), nil, nil, 422, codeInvalid},
-		{"missing", "GET", "/memories/nope", nil, nil, 404, codeNotFound},
-		{"wrong method", "PUT", "/memories/keep", map[string]any{"content": "x"}, nil, 405, codeMethodNotAllowed},
+	tests := []badRequest{
+		{"malformed JSON", "POST", "/memories", `{"content":`, nil, 400, httpapi.CodeBadRequest},
+		{"user in the body", "POST", "/memories", map[string]any{"content": "x", "user_id": "qq:2"}, nil, 400, httpapi.CodeBadRequest},
+		{"tags not a list", "POST", "/memories", map[string]any{"content": "x", "tags": "a"}, nil, 400, httpapi.CodeBadRequest},
+		{"no content", "POST", "/memories", map[string]any{"tags": []string{"a"}}, nil, 422, httpapi.CodeInvalid},
+		{"blank content", "POST", "/memories", map[string]any{"content": "  "}, nil, 422, httpapi.CodeInvalid},
+		{"content too long", "POST", "/memories", map[string]any{"content": strings.Repeat("字", storage.MaxMemoryRunes+1)}, nil, 422, httpapi.CodeInvalid},
+		{"bad id", "POST", "/memories", map[string]any{"id": "a b", "content": "x"}, nil, 422, httpapi.CodeInvalid},
+		{"repeated tag", "POST", "/memories", map[string]any{"content": "x", "tags": []string{"a", "a"}}, nil, 422, httpapi.CodeInvalid},
+		{"too many tags", "POST", "/memories", map[string]any{"content": "x", "tags": strings.Split("a b c d e f g h i j k l m n o p q", " ")}, nil, 422, httpapi.CodeInvalid},
+		{"not JSON", "POST", "/memories", `content`, []string{"Content-Type", "text/plain"}, 415, httpapi.CodeUnsupportedMedia},
+		{"no user", "POST", "/memories", map[string]any{"content": "x"}, []string{httpapi.HeaderUser, ""}, 400, httpapi.CodeBadRequest},
+		{"query on add", "POST", "/memories?user=qq:2", map[string]any{"content": "x"}, nil, 400, httpapi.CodeBadRequest},
+		{"exact not a bool", "GET", "/memories?exact=yes-please", nil, nil, 400, httpapi.CodeBadRequest},
+		{"unknown list parameter", "GET", "/memories?limit=5", nil, nil, 400, httpapi.CodeBadRequest},
+		{"empty patch", "PATCH", "/memories/keep", map[string]any{}, nil, 422, httpapi.CodeInvalid},
+		{"blank patch", "PATCH", "/memories/keep", map[string]any{"content": " "}, nil, 422, httpapi.CodeInvalid},
+		{"unknown patch field", "PATCH", "/memories/keep", map[string]any{"id": "other"}, nil, 400, httpapi.CodeBadRequest},
+		{"no patch body", "PATCH", "/memories/keep", nil, nil, 400, httpapi.CodeBadRequest},
+		{"escaped slash id", "GET", "/memories/" + url.PathEscape("a/b"), nil, nil, 422, httpapi.CodeInvalid},
+		{"missing", "GET", "/memories/nope", nil, nil, 404, httpapi.CodeNotFound},
+		{"wrong method", "PUT", "/memories/keep", map[string]any{"content": "x"}, nil, 405, httpapi.CodeMethodNotAllowed},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
-			var e errorBody
-			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code || e.Error.Message == "" {
-				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
-			}
-		})
-	}
+	u.expectErrors(t, tests)
 	var l queryapi.MemoryList
 	u.do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 1 || l.Memories[0].Content != "kept" {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/labstack/echo/v4"
 
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -35,7 +35,7 @@ func openTestStore(t *testing.T, dir string) *storage.Store {
 func (ts *testServer) waitIndexed() {
 	ts.t.Helper()
 	for range 600 {
-		var h healthResponse
+		var h httpapi.HealthResponse
 		ts.as("").do("GET", "/healthz", nil, 200, &h)
 		if h.Pending == 0 {
 			return
@@ -62,7 +62,7 @@ func sorted(s []string) []string {
 func TestEndToEnd(t *testing.T) {
 	ts := startServer(t, nil)
 	u := ts.as("qq:10001")
-	var ack postMessagesResponse
+	var ack httpapi.PostMessagesResponse
 	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{
 		msgJSON("z1", "user", "我不吃辣，一点都不行", 0),
 		msgJSON("z2", "assistant", "好的，我记住了：你不吃辣。", 1),
@@ -126,7 +126,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("neighbors = %+v", nb)
 	}
 
-	var del deleteResponse
+	var del httpapi.DeleteResponse
 	u.do("DELETE", "/messages/z3", nil, 200, &del)
 	u.do("DELETE", "/messages/z3", nil, 404, nil)
 	u.do("GET", "/messages/z3/neighbors", nil, 404, nil)
@@ -144,7 +144,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("lexical after forgetting: %v", ids(page))
 	}
 
-	var h healthResponse
+	var h httpapi.HealthResponse
 	ts.as("").do("GET", "/healthz", nil, 200, &h)
 	if h.Status != "ok" || h.Embedder == "" || h.Dim == 0 || h.Auth {
 		t.Fatalf("healthz = %+v", h)
@@ -173,97 +173,78 @@ func TestBadInput(t *testing.T) {
 	for i := range many {
 		many[i] = map[string]any{"role": "user", "content": "x", "created_at": "2026-03-01T12:00:00Z"}
 	}
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		body   any
-		hdr    []string
-		status int
-		code   string
-	}{
-		{"malformed json", "POST", "/messages", `{"messages": [`, nil, 400, codeBadRequest},
-		{"not an object", "POST", "/messages", `[1,2]`, nil, 400, codeBadRequest},
-		{"trailing data", "POST", "/messages", `{"messages":[]} {}`, nil, 400, codeBadRequest},
-		{"empty body", "POST", "/messages", ``, nil, 400, codeBadRequest},
-		{"unknown field", "POST", "/messages", map[string]any{"msgs": []any{good}}, nil, 400, codeBadRequest},
-		{"wrong type", "POST", "/messages", with("content", 42), nil, 400, codeBadRequest},
-		{"missing messages", "POST", "/messages", map[string]any{}, nil, 422, codeInvalid},
-		{"empty batch", "POST", "/messages", map[string]any{"messages": []any{}}, nil, 422, codeInvalid},
-		{"missing created_at", "POST", "/messages", with("created_at", nil), nil, 422, codeInvalid},
-		{"bad created_at", "POST", "/messages", with("created_at", "yesterday"), nil, 422, codeInvalid},
-		{"unknown role", "POST", "/messages", with("role", "bot"), nil, 422, codeInvalid},
-		{"meta not object", "POST", "/messages", with("meta", []int{1}), nil, 422, codeInvalid},
-		{"control char id", "POST", "/messages", with("id", "a\x00b"), nil, 422, codeInvalid},
-		{"other user's message", "POST", "/messages", with("user_id", "qq:2"), nil, 403, codeForbidden},
-		{"batch over cap", "POST", "/messages", map[string]any{"messages": many}, nil, 422, codeInvalid},
-		{"content over cap", "POST", "/messages", with("content", big[:70000]), nil, 422, codeInvalid},
-		{"oversize body", "POST", "/messages", with("content", big), nil, 413, codeTooLarge},
-		{"not json", "POST", "/messages", `messages=1`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, codeUnsupportedMedia},
-		{"missing user", "POST", "/messages", map[string]any{"messages": []any{good}}, []string{headerUser, ""}, 400, codeBadRequest},
-		{"page_size over cap", "GET", "/messages" + q("page_size", "201"), nil, nil, 422, codeInvalid},
-		{"page_size not int", "GET", "/messages" + q("page_size", "ten"), nil, nil, 400, codeBadRequest},
-		{"unknown param", "GET", "/messages" + q("limit", "5"), nil, nil, 400, codeBadRequest},
-		{"bad since", "GET", "/messages" + q("since", "last week"), nil, nil, 422, codeInvalid},
-		{"bad cursor", "GET", "/messages" + q("cursor", "!!"), nil, nil, 422, codeInvalid},
-		{"bad role", "GET", "/messages" + q("role", "admin"), nil, nil, 422, codeInvalid},
-		{"empty query", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "  "}, nil, 422, codeInvalid},
-		{"bad match", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "a", Match: "some"}, nil, 422, codeInvalid},
-		{"lexical bad cursor", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "a", Cursor: "zz"}, nil, 422, codeInvalid},
-		{"semantic both", "POST", "/search/semantic", map[string]any{"query_text": "a", "query_embedding": []float32{1}}, nil, 422, codeInvalid},
-		{"semantic wrong dim", "POST", "/search/semantic", map[string]any{"query_embedding": []float32{1, 2}}, nil, 422, codeInvalid},
-		{"top_k over cap", "POST", "/search/semantic", queryapi.SemanticParams{QueryText: "a", TopK: 101}, nil, 422, codeInvalid},
-		{"lexical query param", "POST", "/search/lexical" + q("top_k", "5"), queryapi.LexicalParams{QueryText: "a"}, nil, 400, codeBadRequest},
-		{"semantic query param", "POST", "/search/semantic" + q("user_id", "qq:2"), queryapi.SemanticParams{QueryText: "a"}, nil, 400, codeBadRequest},
-		{"neighbors over cap", "GET", "/messages/m1/neighbors" + q("before", "51"), nil, nil, 422, codeInvalid},
-		{"neighbors missing", "GET", "/messages/nope/neighbors", nil, nil, 404, codeNotFound},
-		{"delete missing", "DELETE", "/messages/nope", nil, nil, 404, codeNotFound},
-		{"no route", "GET", "/nope", nil, nil, 404, codeNotFound},
-		{"wrong method", "PUT", "/messages", nil, nil, 405, codeMethodNotAllowed},
+	tests := []badRequest{
+		{"malformed json", "POST", "/messages", `{"messages": [`, nil, 400, httpapi.CodeBadRequest},
+		{"not an object", "POST", "/messages", `[1,2]`, nil, 400, httpapi.CodeBadRequest},
+		{"trailing data", "POST", "/messages", `{"messages":[]} {}`, nil, 400, httpapi.CodeBadRequest},
+		{"empty body", "POST", "/messages", ``, nil, 400, httpapi.CodeBadRequest},
+		{"unknown field", "POST", "/messages", map[string]any{"msgs": []any{good}}, nil, 400, httpapi.CodeBadRequest},
+		{"wrong type", "POST", "/messages", with("content", 42), nil, 400, httpapi.CodeBadRequest},
+		{"missing messages", "POST", "/messages", map[string]any{}, nil, 422, httpapi.CodeInvalid},
+		{"empty batch", "POST", "/messages", map[string]any{"messages": []any{}}, nil, 422, httpapi.CodeInvalid},
+		{"missing created_at", "POST", "/messages", with("created_at", nil), nil, 422, httpapi.CodeInvalid},
+		{"bad created_at", "POST", "/messages", with("created_at", "yesterday"), nil, 422, httpapi.CodeInvalid},
+		{"unknown role", "POST", "/messages", with("role", "bot"), nil, 422, httpapi.CodeInvalid},
+		{"meta not object", "POST", "/messages", with("meta", []int{1}), nil, 422, httpapi.CodeInvalid},
+		{"control char id", "POST", "/messages", with("id", "a\x00b"), nil, 422, httpapi.CodeInvalid},
+		{"other user's message", "POST", "/messages", with("user_id", "qq:2"), nil, 403, httpapi.CodeForbidden},
+		{"batch over cap", "POST", "/messages", map[string]any{"messages": many}, nil, 422, httpapi.CodeInvalid},
+		{"content over cap", "POST", "/messages", with("content", big[:70000]), nil, 422, httpapi.CodeInvalid},
+		{"oversize body", "POST", "/messages", with("content", big), nil, 413, httpapi.CodeTooLarge},
+		{"not json", "POST", "/messages", `messages=1`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, httpapi.CodeUnsupportedMedia},
+		{"missing user", "POST", "/messages", map[string]any{"messages": []any{good}}, []string{httpapi.HeaderUser, ""}, 400, httpapi.CodeBadRequest},
+		{"page_size over cap", "GET", "/messages" + q("page_size", "201"), nil, nil, 422, httpapi.CodeInvalid},
+		{"page_size not int", "GET", "/messages" + q("page_size", "ten"), nil, nil, 400, httpapi.CodeBadRequest},
+		{"unknown param", "GET", "/messages" + q("limit", "5"), nil, nil, 400, httpapi.CodeBadRequest},
+		{"bad since", "GET", "/messages" + q("since", "last week"), nil, nil, 422, httpapi.CodeInvalid},
+		{"bad cursor", "GET", "/messages" + q("cursor", "!!"), nil, nil, 422, httpapi.CodeInvalid},
+		{"bad role", "GET", "/messages" + q("role", "admin"), nil, nil, 422, httpapi.CodeInvalid},
+		{"empty query", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "  "}, nil, 422, httpapi.CodeInvalid},
+		{"bad match", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "a", Match: "some"}, nil, 422, httpapi.CodeInvalid},
+		{"lexical bad cursor", "POST", "/search/lexical", queryapi.LexicalParams{QueryText: "a", Cursor: "zz"}, nil, 422, httpapi.CodeInvalid},
+		{"semantic both", "POST", "/search/semantic", map[string]any{"query_text": "a", "query_embedding": []float32{1}}, nil, 422, httpapi.CodeInvalid},
+		{"semantic wrong dim", "POST", "/search/semantic", map[string]any{"query_embedding": []float32{1, 2}}, nil, 422, httpapi.CodeInvalid},
+		{"top_k over cap", "POST", "/search/semantic", queryapi.SemanticParams{QueryText: "a", TopK: 101}, nil, 422, httpapi.CodeInvalid},
+		{"lexical query param", "POST", "/search/lexical" + q("top_k", "5"), queryapi.LexicalParams{QueryText: "a"}, nil, 400, httpapi.CodeBadRequest},
+		{"semantic query param", "POST", "/search/semantic" + q("user_id", "qq:2"), queryapi.SemanticParams{QueryText: "a"}, nil, 400, httpapi.CodeBadRequest},
+		{"neighbors over cap", "GET", "/messages/m1/neighbors" + q("before", "51"), nil, nil, 422, httpapi.CodeInvalid},
+		{"neighbors missing", "GET", "/messages/nope/neighbors", nil, nil, 404, httpapi.CodeNotFound},
+		{"delete missing", "DELETE", "/messages/nope", nil, nil, 404, httpapi.CodeNotFound},
+		{"no route", "GET", "/nope", nil, nil, 404, httpapi.CodeNotFound},
+		{"wrong method", "PUT", "/messages", nil, nil, 405, httpapi.CodeMethodNotAllowed},
 		// Text is stored verbatim: what encoding/json would turn into U+FFFD is refused.
-		{"content not utf-8", "POST", "/messages", "{\"messages\":[{\"role\":\"user\",\"content\":\"bad \xff byte\",\"created_at\":\"2026-03-01T12:00:00Z\"}]}", nil, 422, codeInvalid},
-		{"content lone surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"half \ud83d pair","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, codeInvalid},
-		{"content lone low surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"\ude00","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, codeInvalid},
-		{"observation not utf-8", "POST", "/turns/end", "{\"memo\":\"m\",\"observations\":[\"went to \xe5\x8c\"]}", nil, 422, codeInvalid},
-		{"memory not utf-8", "POST", "/memories", "{\"content\":\"allergic to \xc0\xaf\"}", nil, 422, codeInvalid},
-		{"recall not utf-8", "POST", "/recall", "{\"question\":\"\xff?\"}", nil, 422, codeInvalid},
-		{"empty content", "POST", "/messages", with("content", ""), nil, 422, codeInvalid},
-		{"blank content", "POST", "/messages", with("content", " \n\t　"), nil, 422, codeInvalid},
-		{"blank memory", "POST", "/memories", map[string]any{"content": "  "}, nil, 422, codeInvalid},
+		{"content not utf-8", "POST", "/messages", "{\"messages\":[{\"role\":\"user\",\"content\":\"bad \xff byte\",\"created_at\":\"2026-03-01T12:00:00Z\"}]}", nil, 422, httpapi.CodeInvalid},
+		{"content lone surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"half \ud83d pair","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, httpapi.CodeInvalid},
+		{"content lone low surrogate", "POST", "/messages", `{"messages":[{"role":"user","content":"\ude00","created_at":"2026-03-01T12:00:00Z"}]}`, nil, 422, httpapi.CodeInvalid},
+		{"observation not utf-8", "POST", "/turns/end", "{\"memo\":\"m\",\"observations\":[\"went to \xe5\x8c\"]}", nil, 422, httpapi.CodeInvalid},
+		{"memory not utf-8", "POST", "/memories", "{\"content\":\"allergic to \xc0\xaf\"}", nil, 422, httpapi.CodeInvalid},
+		{"recall not utf-8", "POST", "/recall", "{\"question\":\"\xff?\"}", nil, 422, httpapi.CodeInvalid},
+		{"empty content", "POST", "/messages", with("content", ""), nil, 422, httpapi.CodeInvalid},
+		{"blank content", "POST", "/messages", with("content", " \n\t　"), nil, 422, httpapi.CodeInvalid},
+		{"blank memory", "POST", "/memories", map[string]any{"content": "  "}, nil, 422, httpapi.CodeInvalid},
 		// An explicit 0 is below the minimum, not the default.
-		{"page_size 0", "GET", "/messages" + q("page_size", "0"), nil, nil, 422, codeInvalid},
-		{"lexical page_size 0", "POST", "/search/lexical", map[string]any{"query_text": "a", "page_size": 0}, nil, 422, codeInvalid},
-		{"semantic top_k 0", "POST", "/search/semantic", map[string]any{"query_text": "a", "top_k": 0}, nil, 422, codeInvalid},
-		{"events top_k 0", "POST", "/events/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, codeInvalid},
-		{"profiles top_k 0", "POST", "/profiles/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, codeInvalid},
-		{"recall max_rounds 0", "POST", "/recall", map[string]any{"question": "a", "options": map[string]any{"max_rounds": 0}}, nil, 422, codeInvalid},
-		{"recent message without text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{}}}, nil, 422, codeInvalid},
-		{"recent message null text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{"sender_id": "qq:1", "text": nil}}}, nil, 422, codeInvalid},
+		{"page_size 0", "GET", "/messages" + q("page_size", "0"), nil, nil, 422, httpapi.CodeInvalid},
+		{"lexical page_size 0", "POST", "/search/lexical", map[string]any{"query_text": "a", "page_size": 0}, nil, 422, httpapi.CodeInvalid},
+		{"semantic top_k 0", "POST", "/search/semantic", map[string]any{"query_text": "a", "top_k": 0}, nil, 422, httpapi.CodeInvalid},
+		{"events top_k 0", "POST", "/events/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, httpapi.CodeInvalid},
+		{"profiles top_k 0", "POST", "/profiles/search", map[string]any{"query": "a", "top_k": 0}, nil, 422, httpapi.CodeInvalid},
+		{"recall max_rounds 0", "POST", "/recall", map[string]any{"question": "a", "options": map[string]any{"max_rounds": 0}}, nil, 422, httpapi.CodeInvalid},
+		{"recent message without text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{}}}, nil, 422, httpapi.CodeInvalid},
+		{"recent message null text", "POST", "/turns/end", map[string]any{"memo": "m", "recent_messages": []any{map[string]any{"sender_id": "qq:1", "text": nil}}}, nil, 422, httpapi.CodeInvalid},
 		// null decodes into nothing at all: refused like any non-object.
-		{"null turn", "POST", "/turns/end", `null`, nil, 400, codeBadRequest},
-		{"null context", "POST", "/context", ` null `, nil, 400, codeBadRequest},
-		{"null memory", "POST", "/memories", `null`, nil, 400, codeBadRequest},
-		{"string body", "POST", "/recall", `"question"`, nil, 400, codeBadRequest},
+		{"null turn", "POST", "/turns/end", `null`, nil, 400, httpapi.CodeBadRequest},
+		{"null context", "POST", "/context", ` null `, nil, 400, httpapi.CodeBadRequest},
+		{"null memory", "POST", "/memories", `null`, nil, 400, httpapi.CodeBadRequest},
+		{"string body", "POST", "/recall", `"question"`, nil, 400, httpapi.CodeBadRequest},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
-			if status != tt.status {
-				t.Fatalf("status %d, want %d: %s", status, tt.status, body)
-			}
-			var e errorBody
-			if err := jsonUnmarshal(body, &e); err != nil || e.Error.Code != tt.code || e.Error.Message == "" {
-				t.Fatalf("body %s, want code %s", body, tt.code)
-			}
-		})
-	}
+	u.expectErrors(t, tests)
 	// Nothing of the rejected requests was stored.
 	var page queryapi.Page
 	u.do("GET", "/messages", nil, 200, &page)
 	if len(page.Hits) != 0 {
 		t.Fatalf("rejected input stored: %v", ids(page))
 	}
-	var jobs jobsResponse
+	var jobs httpapi.JobsResponse
 	u.do("GET", "/jobs", nil, 200, &jobs)
 	var mems queryapi.MemoryList
 	u.do("GET", "/memories", nil, 200, &mems)
@@ -295,12 +276,12 @@ func TestAuth(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"no key", "qq:1", "", 401, codeUnauthorized},
-		{"unknown key", "qq:1", "not-a-key-0123456789", 401, codeUnauthorized},
+		{"no key", "qq:1", "", 401, httpapi.CodeUnauthorized},
+		{"unknown key", "qq:1", "not-a-key-0123456789", 401, httpapi.CodeUnauthorized},
 		{"prefix allowed", "qq:1", keyA, 200, ""},
-		{"prefix denied", "tg:1", keyA, 403, codeForbidden},
+		{"prefix denied", "tg:1", keyA, 403, httpapi.CodeForbidden},
 		{"unrestricted", "tg:1", keyAll, 200, ""},
-		{"no user", "", keyA, 400, codeBadRequest},
+		{"no user", "", keyA, 400, httpapi.CodeBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -314,7 +295,7 @@ func TestAuth(t *testing.T) {
 		})
 	}
 	// Probes need no key.
-	var h healthResponse
+	var h httpapi.HealthResponse
 	ts.as("").do("GET", "/healthz", nil, 200, &h)
 	if !h.Auth {
 		t.Fatal("healthz says auth is off")
@@ -413,43 +394,6 @@ func TestIsolation(t *testing.T) {
 	}
 }
 
-// TestRoutesMatchSpec checks that echo's routes and openapi.yaml's paths are
-// the same set, both ways.
-func TestRoutesMatchSpec(t *testing.T) {
-	doc, _, err := loadSpec("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var spec []string
-	for path, item := range doc.Paths.Map() {
-		for method := range item.Operations() {
-			spec = append(spec, method+" "+path)
-		}
-	}
-	store := openTestStore(t, t.TempDir())
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := newServer(DefaultConfig(), discardLogger(), store, ag, "test")
-	var routes []string
-	for _, r := range srv.e.Routes() {
-		if strings.HasPrefix(r.Name, "github.com/labstack/echo") || r.Method == echo.RouteNotFound {
-			continue
-		}
-		path := r.Path
-		for _, seg := range strings.Split(path, "/") {
-			if p, ok := strings.CutPrefix(seg, ":"); ok {
-				path = strings.Replace(path, seg, "{"+p+"}", 1)
-			}
-		}
-		routes = append(routes, r.Method+" "+path)
-	}
-	if diff := cmp.Diff(sorted(spec), sorted(routes)); diff != "" {
-		t.Fatalf("openapi.yaml (-) vs echo routes (+):\n%s", diff)
-	}
-}
-
 func TestPathIDEscaping(t *testing.T) {
 	ts := startServer(t, nil)
 	u := ts.as("qq:1")
@@ -527,7 +471,7 @@ func TestRecallWithBrokenLLM(t *testing.T) {
 	}))
 	defer llm.Close()
 	ts := startServer(t, map[string]string{"RECALLD_LLM_URL": llm.URL, "RECALLD_LLM_MODEL": "tiny"})
-	var h healthResponse
+	var h httpapi.HealthResponse
 	ts.as("").do("GET", "/healthz", nil, 200, &h)
 	if h.Brain != "llm:tiny" {
 		t.Fatalf("brain %q", h.Brain)
@@ -604,7 +548,7 @@ func TestRawHTTP(t *testing.T) {
 			}
 			body, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			var e errorBody
+			var e httpapi.ErrorBody
 			isJSON := strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") &&
 				jsonUnmarshal(body, &e) == nil && e.Error.Code != "" && e.Error.Message != ""
 			if resp.StatusCode != tt.status || isJSON != tt.json {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -48,7 +50,7 @@ Flags:
 // importUndefined migrates Undefined's end summaries and queue jobs.
 func (a *app) importUndefined(ctx context.Context, args []string) error {
 	var user, at, tz string
-	cfg, rest, err := loadConfig("import-undefined", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("import-undefined", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "the recalld user to import into (required)")
 		fs.StringVar(&at, "at", "", "RFC 3339 time of records without one (default: the file's modification time)")
 		fs.StringVar(&tz, "tz", "", "time zone of timestamps without an offset (default: [cognitive.historian] timezone)")
@@ -67,8 +69,8 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	if user == "" {
 		return fmt.Errorf("%w: -user is required", errUsage)
 	}
-	if err := checkUserID(user); err != nil {
-		return fmt.Errorf("-user: %s", err.(*apiError).Message)
+	if err := httpapi.CheckUserID(user); err != nil {
+		return fmt.Errorf("-user: %s", err.(*httpapi.Error).Message)
 	}
 	var defaultAt time.Time
 	if at != "" {
@@ -107,8 +109,7 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	}
 	turns, merged := ingest.MergeUndefined(turns)
 
-	log := newLogger(cfg, a.stderr)
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
+	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: config.NewLogger(cfg, a.stderr)})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -54,7 +55,7 @@ func TestImportUndefined(t *testing.T) {
 
 	ts := startServer(t, fastQueue, "-data", dir)
 	u := ts.as("qq:bot")
-	var jobs jobsResponse
+	var jobs httpapi.JobsResponse
 	u.do("GET", "/jobs", nil, 200, &jobs)
 	if len(jobs.Jobs) != 2 {
 		t.Fatalf("jobs %+v", jobs)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -47,7 +48,7 @@ func (c *client) waitJob(id, state string) storage.Job {
 	c.ts.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var res jobsResponse
+		var res httpapi.JobsResponse
 		c.do("GET", "/jobs"+q("state", state, "limit", "500"), nil, 200, &res)
 		for _, j := range res.Jobs {
 			if j.ID == id {
@@ -55,7 +56,7 @@ func (c *client) waitJob(id, state string) storage.Job {
 			}
 		}
 		if time.Now().After(deadline) {
-			var all jobsResponse
+			var all httpapi.JobsResponse
 			c.do("GET", "/jobs", nil, 200, &all)
 			c.ts.t.Fatalf("job %s never became %s: %+v", id, state, all.Jobs)
 		}
@@ -88,7 +89,7 @@ func TestTurnsEnd(t *testing.T) {
 	if none.Queued || none.JobID != "" || none.Reason == "" {
 		t.Fatalf("empty turn %+v", none)
 	}
-	var res jobsResponse
+	var res httpapi.JobsResponse
 	u.do("GET", "/jobs", nil, 200, &res)
 	if len(res.Jobs) != 1 {
 		t.Fatalf("%d jobs, want 1", len(res.Jobs))
@@ -114,42 +115,26 @@ func TestTurnsEnd(t *testing.T) {
 func TestTurnsEndBadInput(t *testing.T) {
 	ts := startServer(t, fastQueue)
 	u := ts.as("qq:1")
-	tests := []struct {
-		name   string
-		method string
-		path   string
-		body   any
-		hdr    []string
-		status int
-		code   string
-	}{
-		{"malformed JSON", "POST", "/turns/end", `{"memo":`, nil, 400, codeBadRequest},
-		{"user in the body", "POST", "/turns/end", map[string]any{"memo": "m", "user_id": "qq:2"}, nil, 400, codeBadRequest},
-		{"observations not a list", "POST", "/turns/end", map[string]any{"observations": "x"}, nil, 400, codeBadRequest},
-		{"timestamp not RFC 3339", "POST", "/turns/end", map[string]any{"memo": "m", "timestamp": "yesterday"}, nil, 400, codeBadRequest},
-		{"unknown request type", "POST", "/turns/end", map[string]any{"memo": "m", "request_type": "channel"}, nil, 422, codeInvalid},
-		{"group without group_id", "POST", "/turns/end", map[string]any{"memo": "m", "request_type": "group"}, nil, 422, codeInvalid},
-		{"too many observations", "POST", "/turns/end", map[string]any{"observations": make([]string, 51)}, nil, 422, codeInvalid},
-		{"no body", "POST", "/turns/end", nil, nil, 400, codeBadRequest},
-		{"not JSON", "POST", "/turns/end", `memo`, []string{"Content-Type", "text/plain"}, 415, codeUnsupportedMedia},
-		{"no user", "POST", "/turns/end", map[string]any{"memo": "m"}, []string{headerUser, ""}, 400, codeBadRequest},
-		{"query on end", "POST", "/turns/end?user=qq:2", map[string]any{"memo": "m"}, nil, 400, codeBadRequest},
-		{"unknown state", "GET", "/jobs?state=lost", nil, nil, 422, codeInvalid},
-		{"limit zero", "GET", "/jobs?limit=0", nil, nil, 422, codeInvalid},
-		{"limit not a number", "GET", "/jobs?limit=ten", nil, nil, 400, codeBadRequest},
-		{"unknown parameter", "GET", "/jobs?user=qq:2", nil, nil, 400, codeBadRequest},
-		{"wrong method", "PUT", "/jobs", nil, nil, 405, codeMethodNotAllowed},
+	tests := []badRequest{
+		{"malformed JSON", "POST", "/turns/end", `{"memo":`, nil, 400, httpapi.CodeBadRequest},
+		{"user in the body", "POST", "/turns/end", map[string]any{"memo": "m", "user_id": "qq:2"}, nil, 400, httpapi.CodeBadRequest},
+		{"observations not a list", "POST", "/turns/end", map[string]any{"observations": "x"}, nil, 400, httpapi.CodeBadRequest},
+		{"timestamp not RFC 3339", "POST", "/turns/end", map[string]any{"memo": "m", "timestamp": "yesterday"}, nil, 400, httpapi.CodeBadRequest},
+		{"unknown request type", "POST", "/turns/end", map[string]any{"memo": "m", "request_type": "channel"}, nil, 422, httpapi.CodeInvalid},
+		{"group without group_id", "POST", "/turns/end", map[string]any{"memo": "m", "request_type": "group"}, nil, 422, httpapi.CodeInvalid},
+		{"too many observations", "POST", "/turns/end", map[string]any{"observations": make([]string, 51)}, nil, 422, httpapi.CodeInvalid},
+		{"no body", "POST", "/turns/end", nil, nil, 400, httpapi.CodeBadRequest},
+		{"not JSON", "POST", "/turns/end", `memo`, []string{"Content-Type", "text/plain"}, 415, httpapi.CodeUnsupportedMedia},
+		{"no user", "POST", "/turns/end", map[string]any{"memo": "m"}, []string{httpapi.HeaderUser, ""}, 400, httpapi.CodeBadRequest},
+		{"query on end", "POST", "/turns/end?user=qq:2", map[string]any{"memo": "m"}, nil, 400, httpapi.CodeBadRequest},
+		{"unknown state", "GET", "/jobs?state=lost", nil, nil, 422, httpapi.CodeInvalid},
+		{"limit zero", "GET", "/jobs?limit=0", nil, nil, 422, httpapi.CodeInvalid},
+		{"limit not a number", "GET", "/jobs?limit=ten", nil, nil, 400, httpapi.CodeBadRequest},
+		{"unknown parameter", "GET", "/jobs?user=qq:2", nil, nil, 400, httpapi.CodeBadRequest},
+		{"wrong method", "PUT", "/jobs", nil, nil, 405, httpapi.CodeMethodNotAllowed},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, tt.body, tt.hdr...)
-			var e errorBody
-			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code {
-				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
-			}
-		})
-	}
-	var res jobsResponse
+	u.expectErrors(t, tests)
+	var res httpapi.JobsResponse
 	u.do("GET", "/jobs", nil, 200, &res)
 	if len(res.Jobs) != 0 {
 		t.Fatalf("bad input queued %d jobs", len(res.Jobs))
@@ -175,7 +160,7 @@ func TestJobsIsolation(t *testing.T) {
 		other string
 	}{{a, "botA:1", rb.JobID}, {b, "botB:1", ra.JobID}} {
 		for _, state := range []string{"", "done", "failed"} {
-			var res jobsResponse
+			var res httpapi.JobsResponse
 			path := "/jobs"
 			if state != "" {
 				path += q("state", state)
@@ -362,7 +347,7 @@ func BenchmarkTurnsEnd(b *testing.B) {
 			for b.Loop() {
 				req, _ := http.NewRequest("POST", ts.base+"/turns/end", bytes.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set(headerUser, "qq:bench")
+				req.Header.Set(httpapi.HeaderUser, "qq:bench")
 				start := time.Now()
 				resp, err := hc.Do(req)
 				if err != nil {

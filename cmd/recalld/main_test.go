@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,6 +20,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
+
+	"github.com/recalld/recalld/internal/httpapi"
 )
 
 // testServer is recalld serve running in-process on 127.0.0.1:0.
@@ -31,7 +32,6 @@ type testServer struct {
 	hc      *http.Client
 	cancel  context.CancelFunc
 	done    chan error
-	log     *bytes.Buffer
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's logger and the test.
@@ -157,26 +157,26 @@ func requestBody(body any) (io.Reader, error) {
 	return bytes.NewReader(j), nil
 }
 
-// raw sends body (a string is sent as is, anything else as JSON) and returns
-// the status and body.
-func (c *client) raw(method, path string, body any, hdr ...string) (int, []byte) {
-	c.ts.t.Helper()
+// newRequest is a request of user (with key, if any; "" for none) that
+// carries body (see requestBody) and the header pairs of hdr, where an
+// empty value removes the header.
+func newRequest(ctx context.Context, method, url, user, key string, body any, hdr ...string) (*http.Request, error) {
 	r, err := requestBody(body)
 	if err != nil {
-		c.ts.t.Fatal(err)
+		return nil, err
 	}
-	req, err := http.NewRequest(method, c.ts.base+path, r)
+	req, err := http.NewRequestWithContext(ctx, method, url, r)
 	if err != nil {
-		c.ts.t.Fatal(err)
+		return nil, err
 	}
 	if r != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if c.user != "" {
-		req.Header.Set(headerUser, c.user)
+	if user != "" {
+		req.Header.Set(httpapi.HeaderUser, user)
 	}
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i+1] == "" {
@@ -184,6 +184,17 @@ func (c *client) raw(method, path string, body any, hdr ...string) (int, []byte)
 		} else {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}
+	}
+	return req, nil
+}
+
+// raw sends body (a string is sent as is, anything else as JSON) and returns
+// the status and body.
+func (c *client) raw(method, path string, body any, hdr ...string) (int, []byte) {
+	c.ts.t.Helper()
+	req, err := newRequest(context.Background(), method, c.ts.base+path, c.user, c.key, body, hdr...)
+	if err != nil {
+		c.ts.t.Fatal(err)
 	}
 	resp, err := c.ts.hc.Do(req)
 	if err != nil {
@@ -285,7 +296,7 @@ func validateResponse(base string, req *http.Request, status int, hdr http.Heade
 		if status != http.StatusNotFound && status != http.StatusMethodNotAllowed {
 			return fmt.Errorf("route not in spec but answered %d", status)
 		}
-		var e errorBody
+		var e httpapi.ErrorBody
 		if json.Unmarshal(body, &e) != nil || e.Error.Code == "" {
 			return fmt.Errorf("404/405 without the error body")
 		}
@@ -373,4 +384,27 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func sleep() { time.Sleep(50 * time.Millisecond) }
 
-func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+// badRequest is a request that must fail with status and the error code in
+// the JSON error body.
+type badRequest struct {
+	name, method, path string
+	body               any
+	hdr                []string
+	status             int
+	code               string
+}
+
+// expectErrors sends each request as c, each in a subtest, and checks its
+// status, error code and that the error body has a message.
+func (c *client) expectErrors(t *testing.T, tests []badRequest) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := c.raw(tt.method, tt.path, tt.body, tt.hdr...)
+			var e httpapi.ErrorBody
+			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code || e.Error.Message == "" {
+				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
+			}
+		})
+	}
+}

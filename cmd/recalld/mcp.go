@@ -1,372 +1,23 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"reflect"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/labstack/echo/v4"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/recalld/recalld/agent"
-	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/cmdconfig"
+	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/mcpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
 
-// MCP: `recalld mcp` serves the tools on stdio for one user fixed at start;
-// POST /mcp serves them over streamable HTTP to whoever the request
-// authenticates as. Either way the server is built for one user and every
-// tool closes over it: no tool argument names a user.
-
-// mcpInstructions tells a connecting client what the server is for.
-const mcpInstructions = `recalld is the long-term memory of a chat bot for one user (the user of this connection; tools never take a user id).
-Use recall for questions about the user's past (preferences, facts, plans, what was said when): it searches and answers with evidence that quotes the original messages.
-The message tools (messages_list, lexical_search, semantic_search, neighbors) return raw messages for a closer look.
-search_events searches the events the historian wrote from the bot's observations: absolute statements (names with ids, dates) with their times.
-Profiles (get_profile, search_profiles) are what the memory knows about a person or a group chat the user's bot met: name, tags, traits and a summary.
-Pinned memories (memory_add, memory_list, memory_update, memory_delete) are a few high-value facts about the user, always injected into the bot's context: pin only what must never be forgotten.`
-
-// mcpConfig is what the MCP tools run on.
-type mcpConfig struct {
-	Tools *queryapi.Service
-	Agent *agent.Agent
-	// Events is the [cognitive.query] configuration in force.
-	Events func() queryapi.EventSearchConfig
-	// Gate, if set, is the store's circuit breaker: every tool call asks it
-	// first and reports its outcome, as the HTTP routes do.
-	Gate ingest.Gate
-	Log  *slog.Logger
-	// Timeout bounds one tool call (0: none).
-	Timeout time.Duration
-	Version string
-}
-
-// mcpTools builds MCP servers bound to one user over the query tools and
-// the recall agent; one serves every request.
-type mcpTools struct {
-	mcpConfig
-	// cache keeps reflected and resolved schemas across the servers built.
-	cache *mcp.SchemaCache
-	specs []mcpToolSpec
-
-	// bound keeps the servers of recent /mcp users: building one costs
-	// about a millisecond (the SDK re-encodes every tool's schema), more
-	// than a lexical search. It is emptied when full.
-	mu    sync.Mutex
-	bound map[string]*mcp.Server
-}
-
-// maxBoundServers bounds mcpTools.bound.
-const maxBoundServers = 1024
-
-// mcpToolSpec is one tool: its description and how to add it to a server
-// bound to a user.
-type mcpToolSpec struct {
-	tool *mcp.Tool
-	add  func(s *mcp.Server, t *mcp.Tool, q *queryapi.Tools)
-}
-
-func newMCPTools(c mcpConfig) *mcpTools {
-	c.Log = c.Log.With("component", "mcp")
-	m := &mcpTools{mcpConfig: c, cache: mcp.NewSchemaCache(), bound: map[string]*mcp.Server{}}
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}
-	m.specs = []mcpToolSpec{
-		mcpTool(m, "recall", "Answer a question about the user's past with an evidence-backed memory view: "+
-			"preferences, profile facts and constraints, each citing the original messages, plus the evidence verbatim, "+
-			"conflicts it settled (a changed preference: the newer wins) and the limits of what it searched. "+
-			"An empty view with limits.stop_reason no_evidence means nothing supports an answer.",
-			readOnly, recallOutputSchema(),
-			func(ctx context.Context, q *queryapi.Tools, in agent.Request) (*agent.Response, error) {
-				return m.Agent.RecallBound(ctx, q, in)
-			}),
-		mcpTool(m, "messages_list", "List the user's messages in time order, optionally within a time window, for one role or conversation. Page with next_cursor.",
-			readOnly, nil,
-			func(ctx context.Context, q *queryapi.Tools, in queryapi.ListParams) (queryapi.Page, error) {
-				return q.MessagesList(ctx, in)
-			}),
-		mcpTool(m, "lexical_search", "BM25 search over words and \"quoted phrases\" in the user's messages: exact names, places, dishes, projects. Page with next_cursor.",
-			readOnly, nil,
-			func(ctx context.Context, q *queryapi.Tools, in queryapi.LexicalParams) (queryapi.Page, error) {
-				return q.LexicalSearch(ctx, in)
-			}),
-		mcpTool(m, "semantic_search", "Find the user's messages closest in meaning to query_text, for paraphrased questions.",
-			readOnly, nil,
-			func(ctx context.Context, q *queryapi.Tools, in queryapi.SemanticParams) (queryapi.Page, error) {
-				return q.SemanticSearch(ctx, in)
-			}),
-		mcpTool(m, "neighbors", "Fetch the messages around one of the user's messages in its conversation, to read a hit in context.",
-			readOnly, nil,
-			func(ctx context.Context, q *queryapi.Tools, in queryapi.NeighborsParams) (queryapi.NeighborsResult, error) {
-				return q.Neighbors(ctx, in)
-			}),
-	}
-	m.specs = append(m.specs, m.eventTools()...)
-	m.specs = append(m.specs, m.profileTools()...)
-	m.specs = append(m.specs, m.memoryTools()...)
-	return m
-}
-
-// mcpTool describes a tool whose arguments are In and whose result is Out.
-// The input schema comes from In's json and jsonschema tags (queryapi.Schema,
-// as for the agent's model), so the SDK refuses unknown or ill-typed
-// arguments before fn runs; the output schema is Out's unless out is given.
-// fn gets the query tools bound to the server's user; its errors become
-// tool errors (toolError).
-func mcpTool[In, Out any](m *mcpTools, name, desc string, ann *mcp.ToolAnnotations, out *jsonschema.Schema,
-	fn func(ctx context.Context, q *queryapi.Tools, in In) (Out, error)) mcpToolSpec {
-	var zero In
-	tool := &mcp.Tool{Name: name, Description: desc, Annotations: ann, InputSchema: mustSchema(queryapi.Schema(&zero))}
-	if out != nil {
-		tool.OutputSchema = out
-	}
-	return mcpToolSpec{tool: tool, add: func(s *mcp.Server, t *mcp.Tool, q *queryapi.Tools) {
-		mcp.AddTool(s, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-			// The arguments get the checks a route's body gets
-			// (decodeJSON): text stays verbatim, required fields and
-			// minimums hold for explicit zeros.
-			if args := req.Params.Arguments; len(args) > 0 {
-				err := checkUnicode(args)
-				if err == nil {
-					err = checkPresence(args, reflect.ValueOf(&in), "")
-				}
-				if err != nil {
-					var none Out
-					return nil, none, m.toolError(name, err)
-				}
-			}
-			if m.Timeout > 0 {
-				var cancel context.CancelFunc
-				ctx, cancel = context.WithTimeout(ctx, m.Timeout)
-				defer cancel()
-			}
-			var res Out
-			err := gated(m.Gate, func() (err error) {
-				res, err = fn(ctx, q, in)
-				return err
-			})
-			switch {
-			case errors.Is(err, errStoreRefused):
-				return nil, res, err
-			case err != nil:
-				var none Out
-				return nil, none, m.toolError(name, err)
-			}
-			return nil, res, nil
-		})
-	}}
-}
-
-// errStoreRefused is a tool call the store's circuit breaker did not let through.
-var errStoreRefused = errors.New(codeStoreUnavailable + ": the store is failing; calls are refused until a probe succeeds, retry shortly")
-
-// gated runs fn through the store's circuit breaker gate, if any, as the
-// routes' guard does: refused while the circuit is open, outcome reported.
-func gated(gate ingest.Gate, fn func() error) error {
-	if gate == nil {
-		return fn()
-	}
-	done, err := gate.Allow()
-	if err != nil {
-		return errStoreRefused
-	}
-	finished := false
-	defer func() {
-		if !finished {
-			done(errHandlerPanicked) // a half-open probe must not stay taken
-		}
-	}()
-	err = fn()
-	finished = true
-	done(err)
-	return err
-}
-
-// mustSchema converts a schema map to the SDK's type once, so that the
-// SDK's cache finds it by pointer on every server built afterwards.
-func mustSchema(m map[string]any) *jsonschema.Schema {
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(fmt.Sprintf("mcp: schema: %v", err)) // fixed types: a programming error
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		panic(fmt.Sprintf("mcp: schema: %v", err))
-	}
-	return &s
-}
-
-// recallOutputSchema is the schema of agent.Response. The SDK cannot infer
-// it: EvidenceRef nests itself (context), described here one level deep,
-// and TimeRange carries the input tags of queryapi.Schema's library.
-func recallOutputSchema() *jsonschema.Schema {
-	str := &jsonschema.Schema{Type: "string"}
-	window := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"since": str, "until": str}}
-	nested := &jsonschema.Schema{Types: []string{"null", "array"}, Items: &jsonschema.Schema{Type: "object"}}
-	ref, err := jsonschema.ForType(reflect.TypeFor[agent.EvidenceRef](), &jsonschema.ForOptions{
-		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[[]agent.EvidenceRef](): nested},
-	})
-	if err != nil {
-		panic(fmt.Sprintf("mcp: schema of agent.EvidenceRef: %v", err))
-	}
-	s, err := jsonschema.ForType(reflect.TypeFor[agent.Response](), &jsonschema.ForOptions{
-		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[agent.EvidenceRef](): ref, reflect.TypeFor[agent.TimeRange](): window},
-	})
-	if err != nil {
-		panic(fmt.Sprintf("mcp: schema of agent.Response: %v", err))
-	}
-	return s
-}
-
-// server returns an MCP server whose tools act for user only.
-func (m *mcpTools) server(user string) (*mcp.Server, error) {
-	q, err := m.Tools.Bind(user)
-	if err != nil {
-		return nil, err
-	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "recalld", Title: "recalld memory", Version: m.Version}, &mcp.ServerOptions{
-		Instructions: mcpInstructions,
-		// The tool list never changes, and the server sends no log messages.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
-		SchemaCache:  m.cache,
-	})
-	for _, spec := range m.specs {
-		spec.add(s, spec.tool, q)
-	}
-	return s, nil
-}
-
-// serverFor is server(user), reused across requests of the same user.
-func (m *mcpTools) serverFor(user string) (*mcp.Server, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if s, ok := m.bound[user]; ok {
-		return s, nil
-	}
-	s, err := m.server(user)
-	if err != nil {
-		return nil, err
-	}
-	if len(m.bound) >= maxBoundServers {
-		clear(m.bound)
-	}
-	m.bound[user] = s
-	return s, nil
-}
-
-// toolError is what the client sees of a failed tool call: the code and
-// message of the HTTP error mapping (errors.go), internal errors logged
-// and hidden.
-func (m *mcpTools) toolError(tool string, err error) error {
-	ae, internal := toAPIError(err)
-	if internal {
-		m.Log.Error("tool failed", "tool", tool, "err", err)
-	}
-	return fmt.Errorf("%s: %s", ae.Code, ae.Message)
-}
-
-// serveMCP serves POST /mcp, the streamable HTTP transport, statelessly: each
-// request passes the same authentication as every route and is answered by
-// a server bound to its user, so no MCP session outlives, or changes, the
-// credentials of the request that carries it. Responses are JSON, not SSE.
-func (s *server) serveMCP(c echo.Context) error {
-	srv, err := s.mcp.serverFor(userOf(c))
-	if err != nil {
-		return err
-	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		JSONResponse:        true,
-		Logger:              s.log.With("component", "mcp"),
-		MaxRequestBodyBytes: s.cfg.BodyLimit,
-		// Without keys the server is on loopback and trusts X-Recall-User,
-		// so a request for another host name (DNS rebinding from a browser)
-		// is refused; with keys every request is authenticated, and a
-		// reverse proxy on the same host may pass its own host name.
-		DisableLocalhostProtection: len(s.live.Load().APIKeys) > 0,
-	})
-	w := &mcpErrorWriter{ResponseWriter: c.Response()}
-	h.ServeHTTP(w, c.Request())
-	if w.status == 0 {
-		return nil
-	}
-	// The transport refused the request with a plain-text error; answer
-	// with the JSON error body like every other route.
-	w.Header().Del(echo.HeaderContentType)
-	w.Header().Del("X-Content-Type-Options")
-	return &apiError{w.status, codeForStatus(w.status), strings.TrimSpace(w.msg.String())}
-}
-
-// mcpErrorWriter holds back the MCP transport's plain-text HTTP errors (bad
-// Accept or Content-Type, malformed JSON-RPC, body too large) so that the
-// handler can answer them with the JSON error body instead.
-type mcpErrorWriter struct {
-	http.ResponseWriter
-	status int // the held-back error status; 0: passing through
-	msg    bytes.Buffer
-}
-
-func (w *mcpErrorWriter) WriteHeader(code int) {
-	if code >= 400 && strings.HasPrefix(w.Header().Get(echo.HeaderContentType), "text/plain") {
-		w.status = code
-		return
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *mcpErrorWriter) Write(b []byte) (int, error) {
-	if w.status != 0 {
-		return w.msg.Write(b)
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *mcpErrorWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.status == 0 {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the echo writer.
-func (w *mcpErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// codeForStatus is the error code of a transport-level HTTP error.
-func codeForStatus(status int) string {
-	switch status {
-	case http.StatusUnauthorized:
-		return codeUnauthorized
-	case http.StatusForbidden:
-		return codeForbidden
-	case http.StatusNotFound:
-		return codeNotFound
-	case http.StatusMethodNotAllowed:
-		return codeMethodNotAllowed
-	case http.StatusRequestEntityTooLarge:
-		return codeTooLarge
-	case http.StatusUnsupportedMediaType:
-		return codeUnsupportedMedia
-	}
-	if status >= 500 {
-		return codeInternal
-	}
-	return codeBadRequest
-}
-
 // mcpCmd serves the MCP tools on stdin/stdout for the one user named at start.
 func (a *app) mcpCmd(ctx context.Context, args []string) error {
 	var user, key string
-	cfg, rest, err := loadConfig("mcp", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("mcp", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", a.getenv("RECALLD_MCP_USER"), "the user every tool acts for (env RECALLD_MCP_USER; required)")
 		fs.StringVar(&key, "key", a.getenv("RECALLD_MCP_KEY"), "an API key that may act for -user; required when api_keys are configured (env RECALLD_MCP_KEY)")
 	})
@@ -379,39 +30,25 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 	if user == "" {
 		return fmt.Errorf("%w: mcp needs -user (or RECALLD_MCP_USER)", errUsage)
 	}
-	if err := cfg.authorize(key, user); err != nil {
-		var ae *apiError
-		if errors.As(err, &ae) {
-			return fmt.Errorf("mcp -user %q: %s", user, ae.Message)
-		}
-		return err
+	if err := httpapi.Authorize(cfg, key, user); err != nil {
+		return fmt.Errorf("mcp -user %q: %s", user, err.(*httpapi.Error).Message) // Authorize returns *httpapi.Error
 	}
-	log := newLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, false)
+	log := config.NewLogger(cfg, a.stderr)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, log, false)
 	if errors.Is(err, storage.ErrLocked) {
 		return fmt.Errorf("%w: stop the recalld that holds %s, or point the MCP client at its POST /mcp", err, cfg.DataDir)
 	}
 	if err != nil {
 		return err
 	}
-	ag, err := newAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}
-	events := func() queryapi.EventSearchConfig { return cfg.Cognitive.Query.events() }
-	srv, err := newMCPTools(mcpConfig{Tools: newQueryService(store, cfg), Agent: ag, Events: events, Log: log,
-		Timeout: cfg.RequestTimeout.Duration, Version: version()}).server(user)
-	if err != nil {
-		return errors.Join(err, store.Close())
-	}
+	tools := mcpapi.New(mcpapi.Config{Tools: cmdconfig.NewQueryService(store, cfg), Agent: ag, Log: log,
+		Events:  func() queryapi.EventSearchConfig { return cfg.Cognitive.Query.Events() },
+		Timeout: cfg.RequestTimeout.Duration, Version: version()})
 	log.Info("serving MCP on stdio", "version", version(), "user", user, "data_dir", cfg.DataDir)
-	err = srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}})
-	if ctx.Err() != nil || errors.Is(err, io.EOF) {
-		err = nil // stopped by a signal, or the client closed stdin
-	}
+	err = tools.ServeStdio(ctx, user, a.stdin, a.stdout)
 	return errors.Join(err, store.Close())
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

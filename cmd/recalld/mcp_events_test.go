@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/mcpapi/mcpapitest"
 )
 
 // TestMCPSearchEvents searches the historian's events through the MCP
@@ -20,8 +23,8 @@ func TestMCPSearchEvents(t *testing.T) {
 	ts.waitIndexed()
 
 	cs := mustMCPConnect(t, ts, "qq:1", "")
-	var r searchEventsResponse
-	callTool(t, cs, "search_events", map[string]any{"query": "谁要去杭州出差"}, &r)
+	var r httpapi.SearchEventsResponse
+	mcpapitest.CallTool(t, cs, "search_events", map[string]any{"query": "谁要去杭州出差"}, &r)
 	if len(r.Events) == 0 || !strings.Contains(r.Events[0].Content, "杭州出差") || r.Deep != nil {
 		t.Fatalf("search_events: %q", eventContents(r))
 	}
@@ -30,19 +33,19 @@ func TestMCPSearchEvents(t *testing.T) {
 			t.Fatalf("qq:1 got qq:2's event %q", e.Content)
 		}
 	}
-	callTool(t, cs, "search_events", map[string]any{"query": "火锅 杭州出差", "target_group_id": "g2", "top_k": 20}, &r)
+	mcpapitest.CallTool(t, cs, "search_events", map[string]any{"query": "火锅 杭州出差", "target_group_id": "g2", "top_k": 20}, &r)
 	for _, e := range r.Events {
 		if e.GroupID != "g2" {
 			t.Fatalf("target_group_id g2 returned %+v", e)
 		}
 	}
-	callTool(t, cs, "search_events", map[string]any{"query": "去杭州出差", "deep": true}, &r)
+	mcpapitest.CallTool(t, cs, "search_events", map[string]any{"query": "去杭州出差", "deep": true}, &r)
 	if r.Deep == nil || len(r.Deep.Evidence) == 0 || r.Deep.Evidence[0].MessageID != "m1" {
 		t.Fatalf("deep: %+v", r.Deep)
 	}
 
 	bob := mustMCPConnect(t, ts, "qq:2", "")
-	callTool(t, bob, "search_events", map[string]any{"query": "杭州出差 火锅", "top_k": 20}, &r)
+	mcpapitest.CallTool(t, bob, "search_events", map[string]any{"query": "杭州出差 火锅", "top_k": 20}, &r)
 	if len(r.Events) != 1 || !strings.Contains(r.Events[0].Content, "Bob") {
 		t.Fatalf("qq:2 sees %q", eventContents(r))
 	}
@@ -57,7 +60,7 @@ func TestMCPSearchEvents(t *testing.T) {
 		{"a user argument", "user_id", map[string]any{"query": "x", "user_id": "qq:2"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if msg := toolError(t, cs, "search_events", tt.args); !strings.Contains(msg, tt.want) {
+			if msg := mcpapitest.ToolError(t, cs, "search_events", tt.args); !strings.Contains(msg, tt.want) {
 				t.Fatalf("error %q, want it to mention %q", msg, tt.want)
 			}
 		})

@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recalld/recalld/internal/mcpapi"
+	"github.com/recalld/recalld/internal/mcpapi/mcpapitest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -17,24 +19,24 @@ func TestMCPMemories(t *testing.T) {
 	a := mustMCPConnect(t, ts, "qq:1", "")
 	b := mustMCPConnect(t, ts, "qq:2", "")
 
-	var added memoryAdded
-	callTool(t, a, "memory_add", map[string]any{"id": "allergy", "content": "对花生过敏", "tags": []string{"health"}}, &added)
+	var added mcpapi.MemoryAdded
+	mcpapitest.CallTool(t, a, "memory_add", map[string]any{"id": "allergy", "content": "对花生过敏", "tags": []string{"health"}}, &added)
 	if !added.Created || added.Memory.ID != "allergy" || added.Memory.UserID != "qq:1" {
 		t.Fatalf("add: %+v", added)
 	}
-	callTool(t, a, "memory_add", map[string]any{"id": "allergy", "content": "对花生过敏", "tags": []string{"health"}}, &added)
+	mcpapitest.CallTool(t, a, "memory_add", map[string]any{"id": "allergy", "content": "对花生过敏", "tags": []string{"health"}}, &added)
 	if added.Created {
 		t.Fatal("a replayed add created a second memory")
 	}
-	callTool(t, a, "memory_add", map[string]any{"content": "在群里叫他老王", "group_id": "g1"}, &added)
+	mcpapitest.CallTool(t, a, "memory_add", map[string]any{"content": "在群里叫他老王", "group_id": "g1"}, &added)
 	scoped := added.Memory.ID
 
 	var list queryapi.MemoryList
-	callTool(t, a, "memory_list", map[string]any{}, &list)
+	mcpapitest.CallTool(t, a, "memory_list", map[string]any{}, &list)
 	if got := memoryIDs(list.Memories); !cmp.Equal(got, []string{"allergy", scoped}) || list.Max == 0 {
 		t.Fatalf("list: %v max %d", got, list.Max)
 	}
-	callTool(t, a, "memory_list", map[string]any{"group_id": "g2"}, &list)
+	mcpapitest.CallTool(t, a, "memory_list", map[string]any{"group_id": "g2"}, &list)
 	if got := memoryIDs(list.Memories); !cmp.Equal(got, []string{"allergy"}) {
 		t.Fatalf("list in g2: %v", got)
 	}
@@ -46,13 +48,13 @@ func TestMCPMemories(t *testing.T) {
 	}
 
 	var updated storage.Memory
-	callTool(t, a, "memory_update", map[string]any{"id": "allergy", "content": "对花生和芒果过敏"}, &updated)
+	mcpapitest.CallTool(t, a, "memory_update", map[string]any{"id": "allergy", "content": "对花生和芒果过敏"}, &updated)
 	if updated.Content != "对花生和芒果过敏" || !cmp.Equal(updated.Tags, []string{"health"}) {
 		t.Fatalf("update: %+v", updated)
 	}
 
 	// Another user reaches none of it, whatever the id.
-	callTool(t, b, "memory_list", map[string]any{}, &list)
+	mcpapitest.CallTool(t, b, "memory_list", map[string]any{}, &list)
 	if len(list.Memories) != 0 {
 		t.Fatalf("qq:2 lists %v", memoryIDs(list.Memories))
 	}
@@ -63,12 +65,12 @@ func TestMCPMemories(t *testing.T) {
 		{"memory_update", map[string]any{"id": "allergy", "content": "hijacked"}},
 		{"memory_delete", map[string]any{"id": "allergy"}},
 	} {
-		if msg := toolError(t, b, tt.tool, tt.args); !strings.Contains(msg, "not_found") {
+		if msg := mcpapitest.ToolError(t, b, tt.tool, tt.args); !strings.Contains(msg, "not_found") {
 			t.Fatalf("%s as qq:2: %s", tt.tool, msg)
 		}
 	}
 	// qq:2 may use the same id for its own memory.
-	callTool(t, b, "memory_add", map[string]any{"id": "allergy", "content": "对虾过敏"}, &added)
+	mcpapitest.CallTool(t, b, "memory_add", map[string]any{"id": "allergy", "content": "对虾过敏"}, &added)
 	if !added.Created || added.Memory.UserID != "qq:2" {
 		t.Fatalf("qq:2 add: %+v", added)
 	}
@@ -89,14 +91,14 @@ func TestMCPMemories(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if msg := toolError(t, a, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
+			if msg := mcpapitest.ToolError(t, a, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
 				t.Fatalf("error %q, want it to mention %q", msg, tt.want)
 			}
 		})
 	}
 
-	var del memoryDeleted
-	callTool(t, a, "memory_delete", map[string]any{"id": "allergy"}, &del)
+	var del mcpapi.MemoryDeleted
+	mcpapitest.CallTool(t, a, "memory_delete", map[string]any{"id": "allergy"}, &del)
 	if del.Deleted != "allergy" {
 		t.Fatalf("delete: %+v", del)
 	}

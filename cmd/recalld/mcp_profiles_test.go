@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recalld/recalld/internal/mcpapi/mcpapitest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -22,12 +23,12 @@ func TestMCPProfiles(t *testing.T) {
 
 	cs := mustMCPConnect(t, ts, "bot:1", "")
 	var p storage.Profile
-	callTool(t, cs, "get_profile", map[string]any{"entity_type": "user", "entity_id": "qq:1"}, &p)
+	mcpapitest.CallTool(t, cs, "get_profile", map[string]any{"entity_type": "user", "entity_id": "qq:1"}, &p)
 	if p.Summary != want.Summary || p.UserID != "bot:1" || p.Revision != want.Revision {
 		t.Fatalf("get_profile: %+v, want %+v", p, want)
 	}
 	var page queryapi.ProfilePage
-	callTool(t, cs, "search_profiles", map[string]any{"query": "北京 程序员"}, &page)
+	mcpapitest.CallTool(t, cs, "search_profiles", map[string]any{"query": "北京 程序员"}, &page)
 	if len(page.Profiles) == 0 || page.Profiles[0].EntityID != "qq:1" {
 		t.Fatalf("search_profiles: %+v", page)
 	}
@@ -38,10 +39,10 @@ func TestMCPProfiles(t *testing.T) {
 	}
 	// bot:3 has no profiles at all.
 	empty := mustMCPConnect(t, ts, "bot:3", "")
-	if msg := toolError(t, empty, "get_profile", map[string]any{"entity_type": "user", "entity_id": "qq:1"}); !strings.Contains(msg, "not_found") {
+	if msg := mcpapitest.ToolError(t, empty, "get_profile", map[string]any{"entity_type": "user", "entity_id": "qq:1"}); !strings.Contains(msg, "not_found") {
 		t.Fatalf("get_profile as bot:3: %s", msg)
 	}
-	callTool(t, empty, "search_profiles", map[string]any{"query": "北京 程序员"}, &page)
+	mcpapitest.CallTool(t, empty, "search_profiles", map[string]any{"query": "北京 程序员"}, &page)
 	if len(page.Profiles) != 0 {
 		t.Fatalf("bot:3 found %+v", page.Profiles)
 	}
@@ -58,7 +59,7 @@ func TestMCPProfiles(t *testing.T) {
 		{"a user argument", "search_profiles", map[string]any{"query": "x", "user_id": "bot:2"}, "user_id"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if msg := toolError(t, cs, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
+			if msg := mcpapitest.ToolError(t, cs, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
 				t.Fatalf("error %q, want it to mention %q", msg, tt.want)
 			}
 		})

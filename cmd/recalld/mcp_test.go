@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/mcpapi/mcpapitest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -33,7 +34,7 @@ type asUser struct {
 func (a asUser) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	if a.user != "" {
-		req.Header.Set(headerUser, a.user)
+		req.Header.Set(httpapi.HeaderUser, a.user)
 	}
 	if a.key != "" {
 		req.Header.Set("Authorization", "Bearer "+a.key)
@@ -65,52 +66,6 @@ func mustMCPConnect(t *testing.T, ts *testServer, user, key string) *mcp.ClientS
 		t.Fatalf("connect as %q: %v", user, err)
 	}
 	return cs
-}
-
-// callTool calls a tool that must succeed and decodes its structured result into out.
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) {
-	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s(%v): tool error %s", name, args, toolText(res))
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("%s: decode %s: %v", name, b, err)
-	}
-	// The text content is the same JSON, for clients that read only text.
-	if text := toolText(res); !json.Valid([]byte(text)) {
-		t.Fatalf("%s: text content is not JSON: %s", name, text)
-	}
-}
-
-// toolError calls a tool that must fail as a tool error and returns its message.
-func toolError(t *testing.T, cs *mcp.ClientSession, name string, args any) string {
-	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: protocol error %v, want a tool error", name, err)
-	}
-	if !res.IsError {
-		t.Fatalf("%s(%v) succeeded, want an error: %s", name, args, toolText(res))
-	}
-	return toolText(res)
-}
-
-func toolText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
@@ -183,7 +138,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 
 	var resp agent.Response
-	callTool(t, cs, "recall", map[string]any{"question": "我有什么忌口吗？", "options": map[string]any{"trace": true}}, &resp)
+	mcpapitest.CallTool(t, cs, "recall", map[string]any{"question": "我有什么忌口吗？", "options": map[string]any{"trace": true}}, &resp)
 	var cited []string
 	for _, e := range resp.Evidence {
 		cited = append(cited, e.MessageID)
@@ -194,30 +149,30 @@ func TestMCPHTTP(t *testing.T) {
 	if !slices.Contains(cited, "d1") || !slices.Contains(cited, "d3") || resp.Limits.Brain != "offline" || len(resp.Trace) == 0 {
 		t.Fatalf("recall: cited %v, limits %+v", cited, resp.Limits)
 	}
-	callTool(t, cs, "recall", map[string]any{"question": "What is my dog's name?"}, &resp)
+	mcpapitest.CallTool(t, cs, "recall", map[string]any{"question": "What is my dog's name?"}, &resp)
 	if resp.Limits.StopReason != agent.StopNoEvidence || len(resp.Evidence) != 0 {
 		t.Fatalf("absent: %+v", resp)
 	}
 
 	var page queryapi.Page
-	callTool(t, cs, "messages_list", map[string]any{"page_size": 3}, &page)
+	mcpapitest.CallTool(t, cs, "messages_list", map[string]any{"page_size": 3}, &page)
 	if diff := cmp.Diff([]string{"d1", "d2", "d3"}, ids(page)); diff != "" || page.NextCursor == "" || page.Considered != 4 {
 		t.Fatalf("messages_list (-want +got):\n%s cursor %q considered %d", diff, page.NextCursor, page.Considered)
 	}
-	callTool(t, cs, "messages_list", map[string]any{"page_size": 3, "cursor": page.NextCursor}, &page)
+	mcpapitest.CallTool(t, cs, "messages_list", map[string]any{"page_size": 3, "cursor": page.NextCursor}, &page)
 	if diff := cmp.Diff([]string{"d4"}, ids(page)); diff != "" {
 		t.Fatalf("messages_list page 2 (-want +got):\n%s", diff)
 	}
-	callTool(t, cs, "lexical_search", map[string]any{"query_text": `"不吃辣"`, "filter": map[string]any{"role": "user"}}, &page)
+	mcpapitest.CallTool(t, cs, "lexical_search", map[string]any{"query_text": `"不吃辣"`, "filter": map[string]any{"role": "user"}}, &page)
 	if diff := cmp.Diff([]string{"d1"}, ids(page)); diff != "" {
 		t.Fatalf("lexical_search (-want +got):\n%s", diff)
 	}
-	callTool(t, cs, "semantic_search", map[string]any{"query_text": "花生过敏", "top_k": 1}, &page)
+	mcpapitest.CallTool(t, cs, "semantic_search", map[string]any{"query_text": "花生过敏", "top_k": 1}, &page)
 	if diff := cmp.Diff([]string{"d3"}, ids(page)); diff != "" {
 		t.Fatalf("semantic_search (-want +got):\n%s", diff)
 	}
 	var nb queryapi.NeighborsResult
-	callTool(t, cs, "neighbors", map[string]any{"message_id": "d2", "before": 1, "after": 1}, &nb)
+	mcpapitest.CallTool(t, cs, "neighbors", map[string]any{"message_id": "d2", "before": 1, "after": 1}, &nb)
 	if nb.Anchor.MessageID != "d2" || len(nb.Before) != 1 || nb.Before[0].MessageID != "d1" || len(nb.After) != 1 || nb.After[0].MessageID != "d3" {
 		t.Fatalf("neighbors = %+v", nb)
 	}
@@ -243,7 +198,7 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if msg := toolError(t, cs, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
+			if msg := mcpapitest.ToolError(t, cs, tt.tool, tt.args); !strings.Contains(msg, tt.want) {
 				t.Fatalf("error %q, want it to mention %q", msg, tt.want)
 			}
 		})
@@ -288,18 +243,18 @@ func TestMCPIsolation(t *testing.T) {
 			}
 		}
 		var page queryapi.Page
-		callTool(t, cs, "messages_list", map[string]any{"page_size": 200}, &page)
+		mcpapitest.CallTool(t, cs, "messages_list", map[string]any{"page_size": 200}, &page)
 		check("messages_list", page.Hits...)
 		if len(page.Hits) != len(phrases)+1 {
 			t.Fatalf("%s lists %d messages", user, len(page.Hits))
 		}
 		for _, q := range append(phrases, "secret 花生过敏") {
-			callTool(t, cs, "lexical_search", map[string]any{"query_text": q, "match": "any", "page_size": 200}, &page)
+			mcpapitest.CallTool(t, cs, "lexical_search", map[string]any{"query_text": q, "match": "any", "page_size": 200}, &page)
 			check("lexical_search", page.Hits...)
-			callTool(t, cs, "semantic_search", map[string]any{"query_text": q, "top_k": 100}, &page)
+			mcpapitest.CallTool(t, cs, "semantic_search", map[string]any{"query_text": q, "top_k": 100}, &page)
 			check("semantic_search", page.Hits...)
 			var resp agent.Response
-			callTool(t, cs, "recall", map[string]any{"question": q}, &resp)
+			mcpapitest.CallTool(t, cs, "recall", map[string]any{"question": q}, &resp)
 			for _, e := range resp.Evidence {
 				if owner[e.Content] != user {
 					t.Fatalf("recall: %s got %q of %s", user, e.Content, owner[e.Content])
@@ -307,11 +262,11 @@ func TestMCPIsolation(t *testing.T) {
 			}
 		}
 		var nb queryapi.NeighborsResult
-		callTool(t, cs, "neighbors", map[string]any{"message_id": "m1", "before": 50, "after": 50}, &nb)
+		mcpapitest.CallTool(t, cs, "neighbors", map[string]any{"message_id": "m1", "before": 50, "after": 50}, &nb)
 		check("neighbors", append(append([]queryapi.Evidence{nb.Anchor}, nb.Before...), nb.After...)...)
 		for j := range users {
 			if other := fmt.Sprintf("qq:%d", 500+j); other != user {
-				if msg := toolError(t, cs, "neighbors", map[string]any{"message_id": "only-" + other}); !strings.Contains(msg, "not_found") {
+				if msg := mcpapitest.ToolError(t, cs, "neighbors", map[string]any{"message_id": "only-" + other}); !strings.Contains(msg, "not_found") {
 					t.Fatalf("neighbors of %s's message as %s: %s", other, user, msg)
 				}
 			}
@@ -345,11 +300,11 @@ func TestMCPHTTPAuth(t *testing.T) {
 		})
 	}
 	var page queryapi.Page
-	callTool(t, mustMCPConnect(t, ts, "qq:1", keyA), "messages_list", map[string]any{}, &page)
+	mcpapitest.CallTool(t, mustMCPConnect(t, ts, "qq:1", keyA), "messages_list", map[string]any{}, &page)
 	if diff := cmp.Diff([]string{"a1"}, ids(page)); diff != "" {
 		t.Fatalf("qq:1 (-want +got):\n%s", diff)
 	}
-	callTool(t, mustMCPConnect(t, ts, "tg:1", keyAll), "messages_list", map[string]any{}, &page)
+	mcpapitest.CallTool(t, mustMCPConnect(t, ts, "tg:1", keyAll), "messages_list", map[string]any{}, &page)
 	if diff := cmp.Diff([]string{"b1"}, ids(page)); diff != "" {
 		t.Fatalf("tg:1 (-want +got):\n%s", diff)
 	}
@@ -370,18 +325,18 @@ func TestMCPTransportErrors(t *testing.T) {
 		status int
 		code   string
 	}{
-		{"get stream", "GET", nil, []string{"Accept", "text/event-stream"}, 405, codeMethodNotAllowed},
-		{"delete session", "DELETE", nil, nil, 405, codeMethodNotAllowed},
-		{"accept json only", "POST", ping, []string{"Accept", "application/json"}, 400, codeBadRequest},
-		{"not json", "POST", ping, append([]string{"Content-Type", "text/plain"}, both...), 415, codeUnsupportedMedia},
-		{"malformed json-rpc", "POST", `{"jsonrpc":`, both, 400, codeBadRequest},
-		{"oversize", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("x", 5000) + `"}}`, both, 413, codeTooLarge},
-		{"missing user", "POST", ping, append([]string{headerUser, ""}, both...), 400, codeBadRequest},
+		{"get stream", "GET", nil, []string{"Accept", "text/event-stream"}, 405, httpapi.CodeMethodNotAllowed},
+		{"delete session", "DELETE", nil, nil, 405, httpapi.CodeMethodNotAllowed},
+		{"accept json only", "POST", ping, []string{"Accept", "application/json"}, 400, httpapi.CodeBadRequest},
+		{"not json", "POST", ping, append([]string{"Content-Type", "text/plain"}, both...), 415, httpapi.CodeUnsupportedMedia},
+		{"malformed json-rpc", "POST", `{"jsonrpc":`, both, 400, httpapi.CodeBadRequest},
+		{"oversize", "POST", `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("x", 5000) + `"}}`, both, 413, httpapi.CodeTooLarge},
+		{"missing user", "POST", ping, append([]string{httpapi.HeaderUser, ""}, both...), 400, httpapi.CodeBadRequest},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			status, body := u.raw(tt.method, "/mcp", tt.body, tt.hdr...)
-			var e errorBody
+			var e httpapi.ErrorBody
 			if status != tt.status || json.Unmarshal(body, &e) != nil || e.Error.Code != tt.code || e.Error.Message == "" {
 				t.Fatalf("status %d body %s, want %d %s", status, body, tt.status, tt.code)
 			}
@@ -407,7 +362,7 @@ func TestMCPHostName(t *testing.T) {
 		req.Host = "memory.example.com"
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set(headerUser, "qq:1")
+		req.Header.Set(httpapi.HeaderUser, "qq:1")
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
 		}
@@ -419,7 +374,7 @@ func TestMCPHostName(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
-	if status, body := post(startServer(t, nil), ""); status != 403 || !strings.Contains(body, codeForbidden) {
+	if status, body := post(startServer(t, nil), ""); status != 403 || !strings.Contains(body, httpapi.CodeForbidden) {
 		t.Fatalf("without keys: %d %s", status, body)
 	}
 	if status, body := post(startServer(t, map[string]string{"RECALLD_API_KEYS": key}), key); status != 200 {
@@ -459,7 +414,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("tools (-want +got):\n%s", diff)
 	}
 	var resp agent.Response
-	callTool(t, cs, "recall", map[string]any{"question": "我有什么过敏吗？"}, &resp)
+	mcpapitest.CallTool(t, cs, "recall", map[string]any{"question": "我有什么过敏吗？"}, &resp)
 	var cited []string
 	for _, e := range resp.Evidence {
 		cited = append(cited, e.MessageID)
@@ -467,7 +422,7 @@ func TestMCPStdio(t *testing.T) {
 	if !slices.Contains(cited, "a1") || slices.Contains(cited, "b1") {
 		t.Fatalf("recall over stdio cited %v", cited)
 	}
-	if msg := toolError(t, cs, "recall", map[string]any{"question": ""}); !strings.Contains(msg, "question") {
+	if msg := mcpapitest.ToolError(t, cs, "recall", map[string]any{"question": ""}); !strings.Contains(msg, "question") {
 		t.Fatalf("error %q", msg)
 	}
 	// Closing stdin ends the server cleanly.
@@ -522,129 +477,6 @@ func TestMCPStdioBinding(t *testing.T) {
 	}
 }
 
-// TestMCPBoundServers: /mcp reuses the server of a user and never hands one
-// user's server to another; the cache stays bounded.
-func TestMCPBoundServers(t *testing.T) {
-	store := openTestStore(t, t.TempDir())
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newMCPTools(mcpConfig{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: discardLogger(), Version: "test"})
-	a1, _ := m.serverFor("qq:1")
-	a2, _ := m.serverFor("qq:1")
-	b, _ := m.serverFor("qq:2")
-	if a1 == nil || a1 != a2 || b == a1 {
-		t.Fatalf("servers: %p %p %p", a1, a2, b)
-	}
-	if _, err := m.serverFor(" "); err == nil {
-		t.Fatal("bound a blank user")
-	}
-	for i := range maxBoundServers + 1 {
-		if _, err := m.serverFor(fmt.Sprintf("u%d", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := len(m.bound); n > maxBoundServers {
-		t.Fatalf("%d servers kept", n)
-	}
-}
-
-// fakeGate is a circuit breaker that refuses on demand and records outcomes.
-type fakeGate struct {
-	mu       sync.Mutex
-	refuse   bool
-	outcomes []error
-}
-
-func (g *fakeGate) Allow() (func(error), error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.refuse {
-		return nil, errors.New("circuit open")
-	}
-	return func(err error) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		g.outcomes = append(g.outcomes, err)
-	}, nil
-}
-
-// TestMCPStoreGate: every tool call goes through the store's circuit
-// breaker, which sees store failures and refuses calls while open; the
-// client sees store_unavailable, and internal errors only as "internal".
-// The client talks to the server in memory.
-func TestMCPStoreGate(t *testing.T) {
-	store, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gate := &fakeGate{}
-	m := newMCPTools(mcpConfig{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Gate: gate, Log: discardLogger(), Version: "test"})
-	srv, err := m.server("qq:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "recalld-test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-
-	var page queryapi.Page
-	callTool(t, cs, "messages_list", map[string]any{}, &page)
-	if msg := toolError(t, cs, "neighbors", map[string]any{"message_id": "nope"}); !strings.Contains(msg, "not_found") {
-		t.Fatalf("neighbors: %s", msg)
-	}
-	gate.refuse = true
-	if msg := toolError(t, cs, "messages_list", map[string]any{}); !strings.HasPrefix(msg, codeStoreUnavailable+":") {
-		t.Fatalf("refused call: %s", msg)
-	}
-	gate.refuse = false
-	if err := store.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if msg := toolError(t, cs, "messages_list", map[string]any{}); msg != "internal: internal error" {
-		t.Fatalf("store failure shown as %q", msg)
-	}
-	gate.mu.Lock()
-	defer gate.mu.Unlock()
-	if len(gate.outcomes) != 3 || gate.outcomes[0] != nil || !errors.Is(gate.outcomes[1], storage.ErrNotFound) || !storeFailure(gate.outcomes[2]) {
-		t.Fatalf("outcomes %v", gate.outcomes)
-	}
-}
-
-// BenchmarkMCPServer is the cost /mcp pays per request to build the server
-// bound to the caller (schemas come from the shared cache).
-func BenchmarkMCPServer(b *testing.B) {
-	store, err := storage.Open(b.Context(), storage.Config{Dir: b.TempDir(), NoIndexer: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	ag, err := newAgent(store, discardLogger(), LLMConfig{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := newMCPTools(mcpConfig{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: discardLogger(), Version: "test"})
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := m.server("qq:1"); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // TestMCPBadArguments: a tool's arguments get the checks a route's body
 // gets: text that is not valid Unicode (which JSON decoding would store as
 // U+FFFD) is an invalid_argument tool error, explicit zeros under a minimum
@@ -662,15 +494,15 @@ func TestMCPBadArguments(t *testing.T) {
 		{"semantic_search", json.RawMessage(`{"query_text":"noodles","top_k":0}`)},
 		{"messages_list", json.RawMessage(`{"page_size":0}`)},
 	} {
-		msg := toolError(t, cs, tc.tool, tc.args)
-		if tc.tool == "memory_add" && !strings.HasPrefix(msg, codeInvalid+":") {
-			t.Errorf("%s %s: %q, want %s", tc.tool, tc.args, msg, codeInvalid)
+		msg := mcpapitest.ToolError(t, cs, tc.tool, tc.args)
+		if tc.tool == "memory_add" && !strings.HasPrefix(msg, httpapi.CodeInvalid+":") {
+			t.Errorf("%s %s: %q, want %s", tc.tool, tc.args, msg, httpapi.CodeInvalid)
 		}
 	}
 	var list struct {
 		Memories []json.RawMessage `json:"memories"`
 	}
-	callTool(t, cs, "memory_list", map[string]any{}, &list)
+	mcpapitest.CallTool(t, cs, "memory_list", map[string]any{}, &list)
 	if len(list.Memories) != 0 {
 		t.Errorf("%d memories stored from refused calls", len(list.Memories))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -48,7 +49,7 @@ func TestNormlessTextsOverHTTP(t *testing.T) {
 				t.Errorf("semantic search %q: %v, want m1", q, ids(p))
 			}
 			u.do("POST", "/recall", map[string]any{"question": q}, http.StatusOK, nil)
-			var ev searchEventsResponse
+			var ev httpapi.SearchEventsResponse
 			u.do("POST", "/events/search", map[string]any{"query": q}, http.StatusOK, &ev)
 			var c queryapi.ContextResult
 			u.do("POST", "/context", map[string]any{"message": q, "sender_id": "10001", "request_type": "private"}, http.StatusOK, &c)

@@ -16,6 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/profilemd"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -224,10 +226,10 @@ func TestProfilesExport(t *testing.T) {
 		r, _ := filepath.Rel(out, f)
 		rel = append(rel, filepath.ToSlash(r))
 	}
-	if diff := cmp.Diff([]string{"group/g1.md", "user/" + exportName("qq:1")}, sorted(rel)); diff != "" {
+	if diff := cmp.Diff([]string{"group/g1.md", "user/" + profilemd.FileName("qq:1")}, sorted(rel)); diff != "" {
 		t.Fatalf("files (-want +got):\n%s", diff)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "user", exportName("qq:1")))
+	b, err := os.ReadFile(filepath.Join(out, "user", profilemd.FileName("qq:1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +238,7 @@ func TestProfilesExport(t *testing.T) {
 	if !strings.HasPrefix(text, "---\n") || !ok {
 		t.Fatalf("no front matter:\n%s", text)
 	}
-	var fm profileFrontMatter
+	var fm profilemd.FrontMatter
 	dec := yaml.NewDecoder(strings.NewReader(front))
 	dec.KnownFields(true)
 	if err := dec.Decode(&fm); err != nil {
@@ -279,21 +281,21 @@ func TestProfilesExport(t *testing.T) {
 
 func TestProfileConfig(t *testing.T) {
 	path := writeFile(t, "recalld.toml", "[cognitive.profile]\nprofile_top_k = 3\nrevision_keep = 9\n")
-	cfg, _, err := loadConfig("serve", []string{"-config", path}, func(string) string { return "" }, io.Discard)
-	if err != nil || cfg.Cognitive.Profile != (CognitiveProfile{ProfileTopK: 3, RevisionKeep: 9}) {
+	cfg, _, err := config.Load("serve", []string{"-config", path}, func(string) string { return "" }, io.Discard)
+	if err != nil || cfg.Cognitive.Profile != (config.CognitiveProfile{ProfileTopK: 3, RevisionKeep: 9}) {
 		t.Fatalf("%+v %v", cfg.Cognitive.Profile, err)
 	}
 	env := map[string]string{"RECALLD_PROFILE_TOP_K": "12"}
-	cfg, _, err = loadConfig("serve", []string{"-config", path}, func(k string) string { return env[k] }, io.Discard)
+	cfg, _, err = config.Load("serve", []string{"-config", path}, func(k string) string { return env[k] }, io.Discard)
 	if err != nil || cfg.Cognitive.Profile.ProfileTopK != 12 {
 		t.Fatalf("env: %+v %v", cfg.Cognitive.Profile, err)
 	}
-	if d := DefaultConfig().Cognitive.Profile; d != (CognitiveProfile{ProfileTopK: 8, RevisionKeep: 5}) {
+	if d := config.DefaultConfig().Cognitive.Profile; d != (config.CognitiveProfile{ProfileTopK: 8, RevisionKeep: 5}) {
 		t.Fatalf("defaults %+v", d)
 	}
 	for _, bad := range []map[string]string{{"RECALLD_PROFILE_TOP_K": "0"}, {"RECALLD_PROFILE_TOP_K": "x"},
 		{"RECALLD_PROFILE_REVISION_KEEP": "0"}, {"RECALLD_PROFILE_REVISION_KEEP": "1001"}} {
-		if _, _, err := loadConfig("serve", nil, func(k string) string { return bad[k] }, io.Discard); err == nil {
+		if _, _, err := config.Load("serve", nil, func(k string) string { return bad[k] }, io.Discard); err == nil {
 			t.Fatalf("%v accepted", bad)
 		}
 	}

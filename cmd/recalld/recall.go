@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/cmdconfig"
+	"github.com/recalld/recalld/internal/config"
 )
 
 // recallCmd answers one question from the command line.
@@ -18,7 +20,7 @@ func (a *app) recallCmd(ctx context.Context, args []string) error {
 		asJSON, tr   bool
 		sinceS, till string
 	)
-	cfg, rest, err := loadConfig("recall", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
+	cfg, rest, err := config.Load("recall", args, a.getenv, a.stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&user, "user", "", "the user whose memory to search (required)")
 		fs.StringVar(&now, "now", "", "the clock for relative times (RFC 3339)")
 		fs.StringVar(&sinceS, "since", "", "search messages at or after this time (RFC 3339)")
@@ -32,13 +34,13 @@ func (a *app) recallCmd(ctx context.Context, args []string) error {
 	if user == "" || len(rest) == 0 {
 		return fmt.Errorf("%w: recall needs -user and a question", errUsage)
 	}
-	log := newLogger(cfg, a.stderr)
-	store, _, err := openStore(ctx, cfg, log, false)
+	log := config.NewLogger(cfg, a.stderr)
+	store, _, err := cmdconfig.OpenStore(ctx, cfg, log, false)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	ag, err := newAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,31 +133,6 @@ failures = 7
 	}
 }
 
-func TestChangedKeys(t *testing.T) {
-	a := DefaultConfig()
-	a.APIKeys = []APIKey{{Name: "bot", Key: "0123456789abcdef"}}
-	tests := []struct {
-		name   string
-		change func(*Config)
-		want   []string
-	}{
-		{"same", func(*Config) {}, nil},
-		{"historian", func(c *Config) { c.Cognitive.Historian.SourceMax = 5 }, []string{"cognitive.historian.source_max"}},
-		{"secret", func(c *Config) { c.APIKeys[0].Key = "fedcba9876543210" }, []string{"api_keys"}},
-		{"embedder", func(c *Config) { c.Embedder.Model = "m"; c.Embedder.Kind = "openai" }, []string{"embedder.kind", "embedder.model"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b := a
-			b.APIKeys = slices.Clone(a.APIKeys)
-			tt.change(&b)
-			if diff := cmp.Diff(tt.want, changedKeys(a, b)); diff != "" {
-				t.Fatalf("(-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
 // TestAPIKeyReload: api_keys follow the config file over a real loopback
 // server: a removed key gets 401 from the reload on (on the routes and on
 // POST /mcp), an added one works, SIGHUP reloads them too, and an invalid
@@ -220,28 +194,4 @@ func TestAPIKeyReload(t *testing.T) {
 	}
 	waitFor(t, "SIGHUP applies the keys", func() bool { return reloads() >= 2 && ts.health().Config.Error == "" })
 	check("after SIGHUP", map[string]int{keyB: 401, keyC: 200})
-}
-
-// TestAPIKeyReloadOffLoopback: a reload that removes the last key of a
-// server listening beyond loopback is refused; the keys in force stay.
-func TestAPIKeyReloadOffLoopback(t *testing.T) {
-	path := writeFile(t, "recalld.toml", "")
-	for _, tt := range []struct {
-		addr    string
-		wantErr bool
-	}{{"0.0.0.0:8080", true}, {"127.0.0.1:8080", false}} {
-		t.Run(tt.addr, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.Addr = tt.addr
-			cfg.APIKeys = []APIKey{{Name: "bot", Key: "key-for-bot-a-0123456789"}}
-			l := newLiveConfig(cfg, discardLogger())
-			next := cfg
-			next.APIKeys = nil
-			l.reload(path, func() (Config, error) { return next, nil }, "test", true)
-			st := l.status()
-			if got := len(l.Load().APIKeys) == 1; got != tt.wantErr || (st.Error != "") != tt.wantErr {
-				t.Fatalf("keys kept %v, error %q; want refused %v", got, st.Error, tt.wantErr)
-			}
-		})
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package mcpapi
 
 import (
 	"context"
@@ -9,45 +9,45 @@ import (
 	"github.com/recalld/recalld/storage"
 )
 
-// memoryAdded is the result of memory_add.
-type memoryAdded struct {
+// MemoryAdded is the result of memory_add.
+type MemoryAdded struct {
 	Memory storage.Memory `json:"memory"`
 	// Created is false when the id named a memory with the same content (a replayed add).
 	Created bool `json:"created"`
 }
 
-// memoryDeleted is the result of memory_delete.
-type memoryDeleted struct {
+// MemoryDeleted is the result of memory_delete.
+type MemoryDeleted struct {
 	Deleted string `json:"deleted"`
 }
 
 // memoryTools are the pinned-memory tools (memory_*): the MCP side of /memories.
-func (m *mcpTools) memoryTools() []mcpToolSpec {
-	return []mcpToolSpec{
-		mcpTool(m, "memory_add", "Pin a high-value long-term fact about the user (an allergy, a standing instruction), injected into every turn; "+
+func (m *Tools) memoryTools() []toolSpec {
+	return []toolSpec{
+		newTool(m, "memory_add", "Pin a high-value long-term fact about the user (an allergy, a standing instruction), injected into every turn; "+
 			"optionally for one group chat only. Give an id to make retries safe. The user may keep at most a hundred.",
 			&mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: new(false)}, nil,
-			func(ctx context.Context, q *queryapi.Tools, in queryapi.MemoryAddParams) (memoryAdded, error) {
+			func(ctx context.Context, q *queryapi.Tools, in queryapi.MemoryAddParams) (MemoryAdded, error) {
 				mem, created, err := q.MemoryAdd(ctx, in)
-				return memoryAdded{Memory: mem, Created: created}, err
+				return MemoryAdded{Memory: mem, Created: created}, err
 			}),
-		mcpTool(m, "memory_list", "List the user's pinned memories, oldest first: all of them, or those that apply in one group chat.",
+		newTool(m, "memory_list", "List the user's pinned memories, oldest first: all of them, or those that apply in one group chat.",
 			&mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)}, nil,
 			func(ctx context.Context, q *queryapi.Tools, in queryapi.MemoryListParams) (queryapi.MemoryList, error) {
 				return q.MemoryList(ctx, in)
 			}),
-		mcpTool(m, "memory_update", "Change a pinned memory's text, group or tags; fields left out stay as they are.",
+		newTool(m, "memory_update", "Change a pinned memory's text, group or tags; fields left out stay as they are.",
 			&mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(true), OpenWorldHint: new(false)}, nil,
 			func(ctx context.Context, q *queryapi.Tools, in queryapi.MemoryUpdateParams) (storage.Memory, error) {
 				return q.MemoryUpdate(ctx, in)
 			}),
-		mcpTool(m, "memory_delete", "Unpin a memory that no longer holds.",
+		newTool(m, "memory_delete", "Unpin a memory that no longer holds.",
 			&mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)}, nil,
-			func(ctx context.Context, q *queryapi.Tools, in queryapi.MemoryRef) (memoryDeleted, error) {
+			func(ctx context.Context, q *queryapi.Tools, in queryapi.MemoryRef) (MemoryDeleted, error) {
 				if err := q.MemoryDelete(ctx, in); err != nil {
-					return memoryDeleted{}, err
+					return MemoryDeleted{}, err
 				}
-				return memoryDeleted{Deleted: in.ID}, nil
+				return MemoryDeleted{Deleted: in.ID}, nil
 			}),
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -18,56 +18,56 @@ import (
 // Error codes of the JSON error body {"error":{"code","message"}}. openapi.yaml
 // lists the same set.
 const (
-	codeBadRequest       = "bad_request"
-	codeUnauthorized     = "unauthorized"
-	codeForbidden        = "forbidden"
-	codeNotFound         = "not_found"
-	codeMethodNotAllowed = "method_not_allowed"
-	codeConflict         = "conflict"
-	codeTooLarge         = "payload_too_large"
-	codeUnsupportedMedia = "unsupported_media_type"
-	codeInvalid          = "invalid_argument"
-	codeUnavailable      = "unavailable"
-	// codeSemanticUnavailable: the embedder does not answer (or has no
+	CodeBadRequest       = "bad_request"
+	CodeUnauthorized     = "unauthorized"
+	CodeForbidden        = "forbidden"
+	CodeNotFound         = "not_found"
+	CodeMethodNotAllowed = "method_not_allowed"
+	CodeConflict         = "conflict"
+	CodeTooLarge         = "payload_too_large"
+	CodeUnsupportedMedia = "unsupported_media_type"
+	CodeInvalid          = "invalid_argument"
+	CodeUnavailable      = "unavailable"
+	// CodeSemanticUnavailable: the embedder does not answer (or has no
 	// vectors); lexical search still works.
-	codeSemanticUnavailable = "semantic_unavailable"
-	// codeStoreUnavailable: the store's circuit breaker is open; retry
+	CodeSemanticUnavailable = "semantic_unavailable"
+	// CodeStoreUnavailable: the store's circuit breaker is open; retry
 	// after the Retry-After header's seconds.
-	codeStoreUnavailable = "store_unavailable"
-	codeTimeout          = "timeout"
-	codeInternal         = "internal"
+	CodeStoreUnavailable = "store_unavailable"
+	CodeTimeout          = "timeout"
+	CodeInternal         = "internal"
 )
 
-// apiError is an error with the status and code a client sees.
-type apiError struct {
+// Error is an error with the status and code a client sees.
+type Error struct {
 	Status  int
 	Code    string
 	Message string
 }
 
-func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
 
-func errBadRequest(msg string) *apiError {
-	return &apiError{http.StatusBadRequest, codeBadRequest, msg}
+func errBadRequest(msg string) *Error {
+	return &Error{http.StatusBadRequest, CodeBadRequest, msg}
 }
-func errInvalid(msg string) *apiError {
-	return &apiError{http.StatusUnprocessableEntity, codeInvalid, msg}
+func errInvalid(msg string) *Error {
+	return &Error{http.StatusUnprocessableEntity, CodeInvalid, msg}
 }
-func errForbidden(msg string) *apiError { return &apiError{http.StatusForbidden, codeForbidden, msg} }
+func errForbidden(msg string) *Error { return &Error{http.StatusForbidden, CodeForbidden, msg} }
 
-type errorBody struct {
-	Error errorDetail `json:"error"`
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
 }
 
-type errorDetail struct {
+type ErrorDetail struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 }
 
-// toAPIError maps any error a handler returns to what the client sees. It is
+// ToError maps any error a handler returns to what the client sees. It is
 // the one place that turns errors into statuses; internal errors are logged
 // and never shown.
-func toAPIError(err error) (ae *apiError, internal bool) {
+func ToError(err error) (ae *Error, internal bool) {
 	if errors.As(err, &ae) {
 		return ae, false
 	}
@@ -79,18 +79,18 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 		}
 		switch he.Code {
 		case http.StatusNotFound:
-			return &apiError{he.Code, codeNotFound, "no such route"}, false
+			return &Error{he.Code, CodeNotFound, "no such route"}, false
 		case http.StatusMethodNotAllowed:
-			return &apiError{he.Code, codeMethodNotAllowed, "method not allowed on this route"}, false
+			return &Error{he.Code, CodeMethodNotAllowed, "method not allowed on this route"}, false
 		case http.StatusRequestEntityTooLarge:
-			return &apiError{he.Code, codeTooLarge, "request body is too large"}, false
+			return &Error{he.Code, CodeTooLarge, "request body is too large"}, false
 		case http.StatusUnauthorized:
-			return &apiError{he.Code, codeUnauthorized, msg}, false
+			return &Error{he.Code, CodeUnauthorized, msg}, false
 		case http.StatusServiceUnavailable:
-			return &apiError{he.Code, codeUnavailable, msg}, false
+			return &Error{he.Code, CodeUnavailable, msg}, false
 		}
 		if he.Code >= 400 && he.Code < 500 {
-			return &apiError{he.Code, codeBadRequest, msg}, false
+			return &Error{he.Code, CodeBadRequest, msg}, false
 		}
 	}
 	switch {
@@ -105,28 +105,28 @@ func toAPIError(err error) (ae *apiError, internal bool) {
 	case errors.Is(err, storage.ErrInvalid):
 		return errInvalid(clientMessage(err, storage.ErrInvalid)), false
 	case errors.Is(err, queryapi.ErrNoProfile):
-		return &apiError{http.StatusNotFound, codeNotFound, clientMessage(err, queryapi.ErrNoProfile) + " for this user"}, false
+		return &Error{http.StatusNotFound, CodeNotFound, clientMessage(err, queryapi.ErrNoProfile) + " for this user"}, false
 	case errors.Is(err, storage.ErrMemoryNotFound):
-		return &apiError{http.StatusNotFound, codeNotFound, "no such pinned memory for this user"}, false
+		return &Error{http.StatusNotFound, CodeNotFound, "no such pinned memory for this user"}, false
 	case errors.Is(err, storage.ErrMemoryExists):
-		return &apiError{http.StatusConflict, codeConflict, "a pinned memory with this id exists with different content"}, false
+		return &Error{http.StatusConflict, CodeConflict, "a pinned memory with this id exists with different content"}, false
 	case errors.Is(err, storage.ErrMemoryLimit):
-		return &apiError{http.StatusConflict, codeConflict, "pinned memory limit reached: " + clientMessage(err, storage.ErrMemoryLimit)}, false
+		return &Error{http.StatusConflict, CodeConflict, "pinned memory limit reached: " + clientMessage(err, storage.ErrMemoryLimit)}, false
 	case errors.Is(err, storage.ErrNotFound):
-		return &apiError{http.StatusNotFound, codeNotFound, "no such message for this user"}, false
+		return &Error{http.StatusNotFound, CodeNotFound, "no such message for this user"}, false
 	case errors.Is(err, storage.ErrConflict):
-		return &apiError{http.StatusConflict, codeConflict, clientMessage(err, storage.ErrConflict) +
+		return &Error{http.StatusConflict, CodeConflict, clientMessage(err, storage.ErrConflict) +
 			": a message with this id exists with different content"}, false
 	case errors.Is(err, storage.ErrSemanticUnavailable):
 		// The embedder's own error may name internal hosts: /healthz has it.
-		return &apiError{http.StatusServiceUnavailable, codeSemanticUnavailable,
+		return &Error{http.StatusServiceUnavailable, CodeSemanticUnavailable,
 			"semantic search is unavailable now (the embedder does not answer, or has no vectors yet; see /healthz); lexical search still works"}, false
 	case errors.Is(err, storage.ErrEmbedderMismatch):
-		return &apiError{http.StatusServiceUnavailable, codeUnavailable, "vector index belongs to another embedder; run `recalld reindex`"}, false
+		return &Error{http.StatusServiceUnavailable, CodeUnavailable, "vector index belongs to another embedder; run `recalld reindex`"}, false
 	case errors.Is(err, context.DeadlineExceeded):
-		return &apiError{http.StatusServiceUnavailable, codeTimeout, "the request took longer than its time limit"}, true
+		return &Error{http.StatusServiceUnavailable, CodeTimeout, "the request took longer than its time limit"}, true
 	}
-	return &apiError{http.StatusInternalServerError, codeInternal, "internal error"}, true
+	return &Error{http.StatusInternalServerError, CodeInternal, "internal error"}, true
 }
 
 // clientMessage is err's text after the sentinel's own words.
@@ -148,14 +148,14 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if c.Response().Committed {
 			return
 		}
-		ae, internal := toAPIError(err)
+		ae, internal := ToError(err)
 		if internal {
 			log.Error("request failed", "method", c.Request().Method, "path", c.Path(), "err", err)
 		}
 		if c.Request().Method == http.MethodHead {
 			err = c.NoContent(ae.Status)
 		} else {
-			err = c.JSON(ae.Status, errorBody{errorDetail{ae.Code, ae.Message}})
+			err = c.JSON(ae.Status, ErrorBody{ErrorDetail{ae.Code, ae.Message}})
 		}
 		if err != nil {
 			log.Warn("write error response", "err", err)

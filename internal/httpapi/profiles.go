@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"net/http"
@@ -11,7 +11,7 @@ import (
 
 // profileRoutes registers the profile routes: get_profile, search_profiles,
 // and a profile's revisions and restore.
-func (s *server) profileRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *Server) profileRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
 	e.GET("/profiles/:entity_type/:entity_id", toolRoute(s, profilePath, (*queryapi.Tools).GetProfile), auth)
 	e.GET("/profiles/:entity_type/:entity_id/revisions", toolRoute(s, profilePath, (*queryapi.Tools).ProfileRevisions), auth)
 	e.POST("/profiles/:entity_type/:entity_id/restore", s.restoreProfile, auth)
@@ -35,7 +35,7 @@ type restoreRequest struct {
 	Revision int `json:"revision"`
 }
 
-func (s *server) restoreProfile(c echo.Context) error {
+func (s *Server) restoreProfile(c echo.Context) error {
 	p, err := profilePath(c)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"reflect"
@@ -30,8 +30,8 @@ func TestCheckUnicode(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := checkUnicode([]byte(tt.body)); (err == nil) != tt.ok {
-				t.Fatalf("checkUnicode(%q) = %v, want ok %v", tt.body, err, tt.ok)
+			if err := CheckUnicode([]byte(tt.body)); (err == nil) != tt.ok {
+				t.Fatalf("CheckUnicode(%q) = %v, want ok %v", tt.body, err, tt.ok)
 			}
 		})
 	}
@@ -57,9 +57,9 @@ func TestCheckPresence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := checkPresence([]byte(tt.body), reflect.ValueOf(tt.dst), "")
+			err := CheckPresence([]byte(tt.body), reflect.ValueOf(tt.dst), "")
 			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
-				t.Fatalf("checkPresence(%s) = %v, want %q", tt.body, err, tt.want)
+				t.Fatalf("CheckPresence(%s) = %v, want %q", tt.body, err, tt.want)
 			}
 		})
 	}

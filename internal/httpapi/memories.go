@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // registerMemories adds the routes of memos and pinned memories.
-func (s *server) registerMemories(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *Server) registerMemories(e *echo.Echo, auth echo.MiddlewareFunc) {
 	e.GET("/memos", s.listMemos, auth)
 	e.POST("/memories", s.addMemory, auth)
 	e.GET("/memories", toolRoute(s, memoryListParams, (*queryapi.Tools).MemoryList), auth)
@@ -23,7 +23,7 @@ func (s *server) registerMemories(e *echo.Echo, auth echo.MiddlewareFunc) {
 }
 
 // listMemos lists the caller's memos, the latest turn first.
-func (s *server) listMemos(c echo.Context) error {
+func (s *Server) listMemos(c echo.Context) error {
 	p, err := queryParams(c, "group_id", "sender_id", "request_type", "limit")
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func memoryRef(c echo.Context) (queryapi.MemoryRef, error) {
 
 // addMemory pins a memory: 201 when it is new, 200 when the request names
 // an id that exists with the same content (a replay).
-func (s *server) addMemory(c echo.Context) error {
+func (s *Server) addMemory(c echo.Context) error {
 	p, err := jsonBody[queryapi.MemoryAddParams](c)
 	if err != nil {
 		return err
@@ -118,9 +118,9 @@ func memoryUpdate(c echo.Context) (queryapi.MemoryUpdateParams, error) {
 }
 
 // deleteMemory unpins a memory.
-func deleteMemory(t *queryapi.Tools, ctx context.Context, ref queryapi.MemoryRef) (deleteResponse, error) {
+func deleteMemory(t *queryapi.Tools, ctx context.Context, ref queryapi.MemoryRef) (DeleteResponse, error) {
 	if err := t.MemoryDelete(ctx, ref); err != nil {
-		return deleteResponse{}, err
+		return DeleteResponse{}, err
 	}
-	return deleteResponse{Deleted: 1}, nil
+	return DeleteResponse{Deleted: 1}, nil
 }

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -24,8 +24,8 @@ const scopeKey = "recalld.scope"
 // registerConsole adds the routes the console needs beyond the bot's
 // (browsing lists, one user's summary, job retry and purge, the users a
 // key may act for, recent conflicts), /metrics, and the console page.
-func (s *server) registerConsole(e *echo.Echo, auth echo.MiddlewareFunc) {
-	scoped := func(next echo.HandlerFunc) echo.HandlerFunc { return s.keyScope(s.breaker.guard(next)) }
+func (s *Server) registerConsole(e *echo.Echo, auth echo.MiddlewareFunc) {
+	scoped := func(next echo.HandlerFunc) echo.HandlerFunc { return s.keyScope(s.guard(next)) }
 	e.GET("/users", s.listUsers, scoped)
 	e.GET("/users/me", s.userSummary, auth)
 	e.GET("/conflicts", s.listConflicts, s.keyScope)
@@ -42,18 +42,18 @@ func (s *server) registerConsole(e *echo.Echo, auth echo.MiddlewareFunc) {
 // keyScope authenticates a request that acts for no single user (it lists
 // users): with API keys it needs one, and may see the users its prefix
 // covers; without keys (loopback only) it sees every user.
-func (s *server) keyScope(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) keyScope(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		cfg := s.live.Load()
 		prefix := ""
 		if len(cfg.APIKeys) > 0 {
 			token, ok := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
 			if !ok || token == "" {
-				return &apiError{http.StatusUnauthorized, codeUnauthorized, "missing bearer API key"}
+				return &Error{http.StatusUnauthorized, CodeUnauthorized, "missing bearer API key"}
 			}
-			key, found := cfg.findKey(token)
+			key, found := cfg.FindKey(token)
 			if !found {
-				return &apiError{http.StatusUnauthorized, codeUnauthorized, "unknown API key"}
+				return &Error{http.StatusUnauthorized, CodeUnauthorized, "unknown API key"}
 			}
 			prefix = key.UserPrefix
 		}
@@ -65,7 +65,7 @@ func (s *server) keyScope(next echo.HandlerFunc) echo.HandlerFunc {
 // Page sizes of GET /users.
 const defaultUserList = 50
 
-type usersResponse struct {
+type UsersResponse struct {
 	Users []storage.UserSummary `json:"users"`
 	// NextAfter continues the listing (the after parameter); empty on the last page.
 	NextAfter string `json:"next_after,omitempty"`
@@ -74,20 +74,14 @@ type usersResponse struct {
 }
 
 // listUsers lists the users the key may act for, in id order, with totals.
-func (s *server) listUsers(c echo.Context) error {
+func (s *Server) listUsers(c echo.Context) error {
 	p, err := queryParams(c, "prefix", "after", "limit")
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(p, "limit")
+	limit, err := limitParam(p, defaultUserList, storage.MaxUserList)
 	if err != nil {
 		return err
-	}
-	if _, ok := p["limit"]; !ok {
-		limit = defaultUserList
-	}
-	if limit < 1 || limit > storage.MaxUserList {
-		return errInvalid(fmt.Sprintf("limit must be in 1..%d", storage.MaxUserList))
 	}
 	scope := c.Get(scopeKey).(string)
 	prefix := p["prefix"]
@@ -98,7 +92,7 @@ func (s *server) listUsers(c echo.Context) error {
 		prefix = scope // wider: the key's scope bounds it
 	default:
 		// Disjoint from the key's scope: nothing it may see.
-		return c.JSON(http.StatusOK, usersResponse{Users: []storage.UserSummary{}, Totals: storage.Totals{Jobs: map[string]int{}}})
+		return c.JSON(http.StatusOK, UsersResponse{Users: []storage.UserSummary{}, Totals: storage.Totals{Jobs: map[string]int{}}})
 	}
 	ctx := c.Request().Context()
 	users, more, err := s.store.ListUsers(ctx, storage.UserList{Prefix: prefix, After: p["after"], Limit: limit})
@@ -109,7 +103,7 @@ func (s *server) listUsers(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	resp := usersResponse{Users: users, Totals: totals}
+	resp := UsersResponse{Users: users, Totals: totals}
 	if more {
 		resp.NextAfter = users[len(users)-1].UserID
 	}
@@ -117,7 +111,7 @@ func (s *server) listUsers(c echo.Context) error {
 }
 
 // userSummary answers what the store holds for the caller.
-func (s *server) userSummary(c echo.Context) error {
+func (s *Server) userSummary(c echo.Context) error {
 	if _, err := queryParams(c); err != nil {
 		return err
 	}
@@ -165,7 +159,7 @@ func profileListParams(c echo.Context) (queryapi.ProfileListParams, error) {
 }
 
 // retryJob puts one of the caller's failed jobs back in the queue.
-func (s *server) retryJob(c echo.Context) error {
+func (s *Server) retryJob(c echo.Context) error {
 	if _, err := queryParams(c); err != nil {
 		return err
 	}
@@ -181,7 +175,7 @@ func (s *server) retryJob(c echo.Context) error {
 }
 
 // purgeJobs deletes the caller's jobs of a final state (failed or done).
-func (s *server) purgeJobs(c echo.Context) error {
+func (s *Server) purgeJobs(c echo.Context) error {
 	p, err := queryParams(c, "state")
 	if err != nil {
 		return err
@@ -194,16 +188,16 @@ func (s *server) purgeJobs(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, deleteResponse{Deleted: n})
+	return c.JSON(http.StatusOK, DeleteResponse{Deleted: n})
 }
 
 // serveMetrics answers /metrics: open like /healthz, or only to the
 // metrics_key when one is set.
-func (s *server) serveMetrics(c echo.Context) error {
+func (s *Server) serveMetrics(c echo.Context) error {
 	if want := s.cfg.MetricsKey; want != "" {
 		token, _ := strings.CutPrefix(c.Request().Header.Get(echo.HeaderAuthorization), "Bearer ")
 		if subtle.ConstantTimeCompare([]byte(token), []byte(want)) != 1 {
-			return &apiError{http.StatusUnauthorized, codeUnauthorized, "/metrics needs the metrics_key as bearer token"}
+			return &Error{http.StatusUnauthorized, CodeUnauthorized, "/metrics needs the metrics_key as bearer token"}
 		}
 	}
 	s.metrics.Handler().ServeHTTP(c.Response(), c.Request())
@@ -211,9 +205,9 @@ func (s *server) serveMetrics(c echo.Context) error {
 }
 
 // metricsState is what the gauges of /metrics read at a scrape.
-func (s *server) metricsState(ctx context.Context) (metrics.State, error) {
-	st := metrics.State{StoreBreaker: s.breaker.State(), Embedder: storage.SemanticOff}
-	live := s.live.status()
+func (s *Server) metricsState(ctx context.Context) (metrics.State, error) {
+	st := metrics.State{StoreBreaker: s.gate.State(), Embedder: storage.SemanticOff}
+	live := s.live.Status()
 	st.ConfigReloads, st.ConfigError = live.Reloads, live.Error != ""
 	is, err := s.storeStatus(ctx)
 	if err != nil {
@@ -230,7 +224,7 @@ func (s *server) metricsState(ctx context.Context) (metrics.State, error) {
 
 // recordRecall feeds a recall's outcome to the metrics and, when it
 // settled conflicts, to the recent-conflicts log.
-func (s *server) recordRecall(user string, req agent.Request, resp *agent.Response) {
+func (s *Server) recordRecall(user string, req agent.Request, resp *agent.Response) {
 	tm := resp.Timings
 	ms := func(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
 	stages := map[string]time.Duration{"observe": ms(tm.Observe), "search": ms(tm.Search), "tools": ms(tm.Tools),
@@ -311,20 +305,14 @@ type conflictsResponse struct {
 	Total     int             `json:"total"`
 }
 
-func (s *server) listConflicts(c echo.Context) error {
+func (s *Server) listConflicts(c echo.Context) error {
 	p, err := queryParams(c, "limit")
 	if err != nil {
 		return err
 	}
-	limit, err := intParam(p, "limit")
+	limit, err := limitParam(p, defaultUserList, conflictKeep)
 	if err != nil {
 		return err
-	}
-	if _, ok := p["limit"]; !ok {
-		limit = defaultUserList
-	}
-	if limit < 1 || limit > conflictKeep {
-		return errInvalid(fmt.Sprintf("limit must be in 1..%d", conflictKeep))
 	}
 	list, total := s.conflicts.list(c.Get(scopeKey).(string), limit)
 	return c.JSON(http.StatusOK, conflictsResponse{Conflicts: list, Total: total})

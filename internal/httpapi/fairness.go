@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -60,7 +60,7 @@ func (u *userSlots) acquire(ctx context.Context, user string) (release func(), e
 
 // fairShare runs a request once one of its user's slots is free (after
 // authenticate has set the user). With PerUserInflight 0 it does nothing.
-func (s *server) fairShare(next echo.HandlerFunc) echo.HandlerFunc {
+func (s *Server) fairShare(next echo.HandlerFunc) echo.HandlerFunc {
 	if s.slots == nil {
 		return next
 	}

@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"net/http"
@@ -10,24 +10,24 @@ import (
 )
 
 // registerContextRoutes adds POST /context, what a bot injects every turn.
-func (s *server) registerContextRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *Server) registerContextRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
 	e.POST("/context", s.turnContext, auth)
 }
 
 // contextConfig is the live [cognitive.query] and [cognitive.historian]
 // knobs of context injection, read per request so that a reload applies to
 // the next one.
-func (s *server) contextConfig() queryapi.ContextConfig {
+func (s *Server) contextConfig() queryapi.ContextConfig {
 	cfg := s.live.Load().Cognitive
 	loc, err := time.LoadLocation(cfg.Historian.TimeZone)
 	if err != nil {
 		loc = time.UTC // validated at load; a zone database that vanished since is not worth a 500
 	}
-	return queryapi.ContextConfig{Events: cfg.Query.events(), Memos: cfg.Query.RecentMemosInjectK,
+	return queryapi.ContextConfig{Events: cfg.Query.Events(), Memos: cfg.Query.RecentMemosInjectK,
 		LineMax: cfg.Query.ContextLineMax, Location: loc}
 }
 
-func (s *server) turnContext(c echo.Context) error {
+func (s *Server) turnContext(c echo.Context) error {
 	req, err := jsonBody[queryapi.ContextParams](c)
 	if err != nil {
 		return err

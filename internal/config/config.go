@@ -1,6 +1,13 @@
-package main
+// Package config owns recalld's configuration: the Config type, loading it
+// (flags over RECALLD_* environment variables over the TOML file over
+// DefaultConfig), validation, redaction for the log, and the live reload of
+// the reloadable keys (Live: api_keys and [cognitive.historian] /
+// [cognitive.query] follow the file on change or SIGHUP). Only its loader
+// reads flags and the environment it is given.
+package config
 
 import (
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,11 +40,11 @@ type Config struct {
 	SQLiteMmapMB  int64 `toml:"sqlite_mmap_mb"`
 	// MaxBatch is the most messages one POST /messages may carry.
 	MaxBatch       int      `toml:"max_batch"`
-	ReadTimeout    duration `toml:"read_timeout"`
-	WriteTimeout   duration `toml:"write_timeout"`
-	RequestTimeout duration `toml:"request_timeout"`
+	ReadTimeout    Duration `toml:"read_timeout"`
+	WriteTimeout   Duration `toml:"write_timeout"`
+	RequestTimeout Duration `toml:"request_timeout"`
 	// ShutdownTimeout bounds the graceful shutdown, outbox drain included.
-	ShutdownTimeout duration `toml:"shutdown_timeout"`
+	ShutdownTimeout Duration `toml:"shutdown_timeout"`
 	// PerUserInflight is how many of one user's requests run at once; the
 	// others wait their turn within their deadline (fairness.go). 0: no bound.
 	PerUserInflight int `toml:"per_user_inflight"`
@@ -69,7 +76,7 @@ type Config struct {
 // circuit closes when they succeed.
 type BreakerConfig struct {
 	Failures         int      `toml:"failures"`
-	OpenTimeout      duration `toml:"open_timeout"`
+	OpenTimeout      Duration `toml:"open_timeout"`
 	HalfOpenRequests int      `toml:"half_open_requests"`
 }
 
@@ -108,11 +115,11 @@ type EmbedderConfig struct {
 	Model     string   `toml:"model"`
 	APIKey    string   `toml:"api_key"`
 	BatchSize int      `toml:"batch_size"`
-	Timeout   duration `toml:"timeout"`
+	Timeout   Duration `toml:"timeout"`
 	// Retry is how long the embedder rests after it failed before one call
 	// probes it again; meanwhile indexing is lexical-only and semantic
 	// search answers 503 semantic_unavailable.
-	Retry duration `toml:"retry"`
+	Retry Duration `toml:"retry"`
 }
 
 // DefaultConfig is the embedded default: data under ./data, loopback only,
@@ -126,22 +133,22 @@ func DefaultConfig() Config {
 		SQLiteCacheMB:   128,
 		SQLiteMmapMB:    256,
 		MaxBatch:        1000,
-		ReadTimeout:     duration{30 * time.Second},
-		WriteTimeout:    duration{60 * time.Second},
-		RequestTimeout:  duration{30 * time.Second},
-		ShutdownTimeout: duration{30 * time.Second},
+		ReadTimeout:     Duration{30 * time.Second},
+		WriteTimeout:    Duration{60 * time.Second},
+		RequestTimeout:  Duration{30 * time.Second},
+		ShutdownTimeout: Duration{30 * time.Second},
 		PerUserInflight: 4,
 		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
-			Retry: duration{30 * time.Second}},
+			Retry: Duration{30 * time.Second}},
 		Cognitive: defaultCognitive(),
-		Breaker:   BreakerConfig{Failures: 5, OpenTimeout: duration{10 * time.Second}, HalfOpenRequests: 1},
+		Breaker:   BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
 	}
 }
 
-// duration is a time.Duration written as "30s" in TOML.
-type duration struct{ time.Duration }
+// Duration is a time.Duration written as "30s" in TOML.
+type Duration struct{ time.Duration }
 
-func (d *duration) UnmarshalText(b []byte) error {
+func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
 		return err
@@ -150,26 +157,18 @@ func (d *duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-func (d duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
-// durationFlag lets a flag.FlagSet set a duration field.
-type durationFlag struct{ d *duration }
+// Set lets a flag.FlagSet set a Duration field (flag.Value).
+func (d *Duration) Set(s string) error { return d.UnmarshalText([]byte(s)) }
 
-func (f durationFlag) String() string {
-	if f.d == nil {
-		return ""
-	}
-	return f.d.String()
-}
-func (f durationFlag) Set(s string) error { return f.d.UnmarshalText([]byte(s)) }
-
-// loadConfig builds the Config of command name from args and the environment.
+// Load builds the Config of command name from args and the environment.
 // It returns the remaining positional arguments.
 // extra, if given, adds the command's own flags.
-func loadConfig(name string, args []string, getenv func(string) string, stderr io.Writer, extra ...func(*flag.FlagSet)) (Config, []string, error) {
+func Load(name string, args []string, getenv func(string) string, stderr io.Writer, extra ...func(*flag.FlagSet)) (Config, []string, error) {
 	cfg := DefaultConfig()
 	// The file comes first so that env and flags override it.
-	path := configPath(args, getenv)
+	path := Path(args, getenv)
 	if path != "" {
 		md, err := toml.DecodeFile(path, &cfg)
 		if err != nil {
@@ -199,7 +198,7 @@ func loadConfig(name string, args []string, getenv func(string) string, stderr i
 	if name == "serve" {
 		fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address (env RECALLD_ADDR)")
 		fs.Int64Var(&cfg.BodyLimit, "body-limit", cfg.BodyLimit, "largest request body in bytes (env RECALLD_BODY_LIMIT)")
-		fs.Var(durationFlag{&cfg.ShutdownTimeout}, "shutdown-timeout", "graceful shutdown bound (env RECALLD_SHUTDOWN_TIMEOUT)")
+		fs.Var(&cfg.ShutdownTimeout, "shutdown-timeout", "graceful shutdown bound (env RECALLD_SHUTDOWN_TIMEOUT)")
 	}
 	for _, f := range extra {
 		f(fs)
@@ -207,12 +206,12 @@ func loadConfig(name string, args []string, getenv func(string) string, stderr i
 	if err := fs.Parse(args); err != nil {
 		return cfg, nil, err
 	}
-	return cfg, fs.Args(), cfg.validate()
+	return cfg, fs.Args(), cfg.Validate()
 }
 
-// configPath is the TOML file of args (-config) or RECALLD_CONFIG, "" for none.
+// Path is the TOML file of args (-config) or RECALLD_CONFIG, "" for none.
 // It is found before the flags are parsed, since they override the file.
-func configPath(args []string, getenv func(string) string) string {
+func Path(args []string, getenv func(string) string) string {
 	path := getenv("RECALLD_CONFIG")
 	for i, a := range args {
 		if a == "--" {
@@ -245,7 +244,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 			set(n)
 		}
 	}
-	dur := func(key string, dst *duration) {
+	dur := func(key string, dst *Duration) {
 		if v := getenv(key); v != "" {
 			if err := dst.UnmarshalText([]byte(v)); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", key, err))
@@ -300,7 +299,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	return errors.Join(errs...)
 }
 
-func (c Config) validate() error {
+func (c Config) Validate() error {
 	var errs []error
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("data_dir is empty"))
@@ -361,9 +360,9 @@ func (c Config) validate() error {
 	return errors.Join(errs...)
 }
 
-// checkListenAuth refuses to serve addr without keys unless addr is
+// CheckListenAuth refuses to serve addr without keys unless addr is
 // loopback, at start and on a reload that removes the last key.
-func checkListenAuth(keys []APIKey, addr string) error {
+func CheckListenAuth(keys []APIKey, addr string) error {
 	if len(keys) == 0 && !loopbackOnly(addr) {
 		return fmt.Errorf("refusing to listen on %s without api_keys: configure keys or bind to loopback", addr)
 	}
@@ -391,7 +390,7 @@ func parseLevel(s string) (slog.Level, error) {
 	return l, nil
 }
 
-func newLogger(cfg Config, w io.Writer) *slog.Logger {
+func NewLogger(cfg Config, w io.Writer) *slog.Logger {
 	level, _ := parseLevel(cfg.LogLevel)
 	opts := &slog.HandlerOptions{Level: level}
 	if cfg.LogJSON {
@@ -401,7 +400,7 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 }
 
 // redacted returns the config as it may be logged: no secrets.
-func (c Config) redacted() Config {
+func (c Config) Redacted() Config {
 	out := c
 	out.APIKeys = make([]APIKey, len(c.APIKeys))
 	for i, k := range c.APIKeys {
@@ -420,4 +419,16 @@ func (c Config) redacted() Config {
 		out.Models.Historian.APIKey = "***"
 	}
 	return out
+}
+
+// FindKey compares token with every key in constant time.
+func (c Config) FindKey(token string) (APIKey, bool) {
+	var found APIKey
+	ok := false
+	for _, k := range c.APIKeys {
+		if subtle.ConstantTimeCompare([]byte(token), []byte(k.Key)) == 1 {
+			found, ok = k, true
+		}
+	}
+	return found, ok
 }

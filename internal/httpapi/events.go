@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 )
 
 // registerEventRoutes adds the routes of the cognitive event tools.
-func (s *server) registerEventRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
+func (s *Server) registerEventRoutes(e *echo.Echo, auth echo.MiddlewareFunc) {
 	e.POST("/events/search", s.searchEvents, auth)
 }
 
@@ -37,19 +37,19 @@ func (r searchEventsRequest) params() queryapi.SearchEventsParams {
 		TopK: r.TopK, TimeFrom: r.TimeFrom, TimeTo: r.TimeTo, Deep: r.Deep}
 }
 
-// searchEventsResponse is the events with, when deep was asked, the recall
+// SearchEventsResponse is the events with, when deep was asked, the recall
 // agent's answer over the messages.
-type searchEventsResponse struct {
+type SearchEventsResponse struct {
 	queryapi.EventsResult
 	Deep *agent.Response `json:"deep,omitempty"`
 }
 
 // eventSearchConfig is the [cognitive.query] knobs in force, read at call time.
-func (s *server) eventSearchConfig() queryapi.EventSearchConfig {
-	return s.live.Load().Cognitive.Query.events()
+func (s *Server) eventSearchConfig() queryapi.EventSearchConfig {
+	return s.live.Load().Cognitive.Query.Events()
 }
 
-func (s *server) searchEvents(c echo.Context) error {
+func (s *Server) searchEvents(c echo.Context) error {
 	req, err := jsonBody[searchEventsRequest](c)
 	if err != nil {
 		return err
@@ -76,30 +76,30 @@ func (s *server) searchEvents(c echo.Context) error {
 			return err
 		}
 	}
-	out, err := runSearchEvents(c.Request().Context(), s.agent, tools, req.params(), s.eventSearchConfig())
+	out, err := SearchEvents(c.Request().Context(), s.agent, tools, req.params(), s.eventSearchConfig())
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, out)
 }
 
-// runSearchEvents runs search_events with tools (bound to the user and, for a
+// SearchEvents runs search_events with tools (bound to the user and, for a
 // caller in a group, to that group) and, when p.Deep asks, the agent-backed
 // backend: the recall agent over the messages in the same scope (a target
 // group narrows it further) and window. POST /events/search and the MCP
 // tool both call it.
-func runSearchEvents(ctx context.Context, ag *agent.Agent, tools *queryapi.Tools, p queryapi.SearchEventsParams, cfg queryapi.EventSearchConfig) (searchEventsResponse, error) {
+func SearchEvents(ctx context.Context, ag *agent.Agent, tools *queryapi.Tools, p queryapi.SearchEventsParams, cfg queryapi.EventSearchConfig) (SearchEventsResponse, error) {
 	res, err := tools.SearchEvents(ctx, p, queryapi.EventOptions{Mode: queryapi.ModeTool, Config: cfg})
 	if err != nil {
-		return searchEventsResponse{}, err
+		return SearchEventsResponse{}, err
 	}
-	out := searchEventsResponse{EventsResult: res}
+	out := SearchEventsResponse{EventsResult: res}
 	if !p.Deep {
 		return out, nil
 	}
 	if p.TargetGroupID != "" {
 		if tools, err = tools.InGroup(p.TargetGroupID); err != nil {
-			return searchEventsResponse{}, err
+			return SearchEventsResponse{}, err
 		}
 	}
 	ar := agent.Request{Question: p.Query}
@@ -115,7 +115,7 @@ func runSearchEvents(ctx context.Context, ag *agent.Agent, tools *queryapi.Tools
 		}
 	}
 	if out.Deep, err = ag.RecallBound(ctx, tools, ar); err != nil {
-		return searchEventsResponse{}, err
+		return SearchEventsResponse{}, err
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"cmp"
@@ -53,7 +53,7 @@ const (
 )
 
 // events returns the knobs as queryapi takes them.
-func (q CognitiveQuery) events() queryapi.EventSearchConfig {
+func (q CognitiveQuery) Events() queryapi.EventSearchConfig {
 	day := float64(24 * time.Hour)
 	return queryapi.EventSearchConfig{
 		AutoTopK: q.AutoTopK, ToolDefaultTopK: q.ToolDefaultTopK,
@@ -117,7 +117,7 @@ func (q CognitiveQuery) validate() error {
 	if q.ContextLineMax < 20 || q.ContextLineMax > 4000 {
 		return fmt.Errorf("cognitive.query: context_line_max %d must be in 20..4000", q.ContextLineMax)
 	}
-	if err := q.events().Validate(); err != nil {
+	if err := q.Events().Validate(); err != nil {
 		return fmt.Errorf("cognitive.query: %w", err)
 	}
 	return nil
@@ -129,17 +129,17 @@ const maxHalfLifeDays = 36500
 // CognitiveQueue is [cognitive.queue], the end-of-turn job queue.
 type CognitiveQueue struct {
 	// PollInterval is how long the worker sleeps when no job waits.
-	PollInterval duration `toml:"poll_interval"`
+	PollInterval Duration `toml:"poll_interval"`
 	// StaleJobTimeout is the lease of a claimed job: a job still processing
 	// after it (its worker died) goes back to pending, at start and every minute.
-	StaleJobTimeout duration `toml:"stale_job_timeout"`
+	StaleJobTimeout Duration `toml:"stale_job_timeout"`
 	// JobMaxRetries is how many times a failing job is tried again before it
 	// is kept as failed with its error.
 	JobMaxRetries int `toml:"job_max_retries"`
 	// RetryBackoff delays the first retry, doubling for each further one (at most a minute).
-	RetryBackoff duration `toml:"retry_backoff"`
+	RetryBackoff Duration `toml:"retry_backoff"`
 	// FailedMaxAge and FailedMaxCount bound the failed jobs kept (0: no bound).
-	FailedMaxAge   duration `toml:"failed_max_age"`
+	FailedMaxAge   Duration `toml:"failed_max_age"`
 	FailedMaxCount int      `toml:"failed_max_count"`
 }
 
@@ -160,8 +160,8 @@ type CognitiveHistorian struct {
 
 // Historian modes.
 const (
-	historianOffline = "offline"
-	historianLLM     = "llm"
+	HistorianOffline = "offline"
+	HistorianLLM     = "llm"
 )
 
 // ModelsConfig is [models.*]: the model of one task, where it differs from
@@ -176,7 +176,7 @@ type ModelConfig struct {
 	Model   string `toml:"model"`
 	APIKey  string `toml:"api_key"`
 	// Timeout bounds each call (default 60s).
-	Timeout duration `toml:"timeout"`
+	Timeout Duration `toml:"timeout"`
 }
 
 // applyEnv overrides m with the RECALLD_HISTORIAN_LLM_* variables that are set.
@@ -195,7 +195,7 @@ func (m *ModelsConfig) applyEnv(getenv func(string) string) error {
 
 // historianModel is the endpoint of the LLM historian: [models.historian],
 // each empty field taken from [llm].
-func (c Config) historianModel() ModelConfig {
+func (c Config) HistorianModel() ModelConfig {
 	m := c.Models.Historian
 	m.BaseURL = cmp.Or(m.BaseURL, c.LLM.BaseURL)
 	m.Model = cmp.Or(m.Model, c.LLM.Model)
@@ -207,10 +207,10 @@ func (c Config) historianModel() ModelConfig {
 // a model, and model calls that fit in a job's lease.
 func (c Config) validateHistorian() error {
 	h := c.Cognitive.Historian
-	if h.Mode != historianLLM {
+	if h.Mode != HistorianLLM {
 		return nil
 	}
-	m := c.historianModel()
+	m := c.HistorianModel()
 	if m.Model == "" {
 		return errors.New(`cognitive.historian.mode "llm" needs a model: set [models.historian] model or [llm] model (env RECALLD_HISTORIAN_LLM_MODEL or RECALLD_LLM_MODEL), and base_url unless it is OpenAI`)
 	}
@@ -240,14 +240,14 @@ const (
 func defaultCognitive() CognitiveConfig {
 	return CognitiveConfig{
 		Queue: CognitiveQueue{
-			PollInterval:    duration{time.Second},
-			StaleJobTimeout: duration{300 * time.Second},
+			PollInterval:    Duration{time.Second},
+			StaleJobTimeout: Duration{300 * time.Second},
 			JobMaxRetries:   3,
-			RetryBackoff:    duration{time.Second},
-			FailedMaxAge:    duration{30 * 24 * time.Hour},
+			RetryBackoff:    Duration{time.Second},
+			FailedMaxAge:    Duration{30 * 24 * time.Hour},
 			FailedMaxCount:  500,
 		},
-		Historian: CognitiveHistorian{Mode: historianOffline, TimeZone: "Asia/Shanghai", SourceMax: 800,
+		Historian: CognitiveHistorian{Mode: HistorianOffline, TimeZone: "Asia/Shanghai", SourceMax: 800,
 			RewriteMaxRetry: ingest.DefaultRewriteMaxRetry},
 		Query:   defaultCognitiveQuery(),
 		Profile: CognitiveProfile{ProfileTopK: 8, RevisionKeep: 5},
@@ -257,7 +257,7 @@ func defaultCognitive() CognitiveConfig {
 // applyEnv overrides c with the RECALLD_* variables of the section that are set.
 func (c *CognitiveConfig) applyEnv(getenv func(string) string) error {
 	var errs []error
-	dur := func(key string, dst *duration) {
+	dur := func(key string, dst *Duration) {
 		if v := getenv(key); v != "" {
 			if err := dst.UnmarshalText([]byte(v)); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", key, err))
@@ -308,7 +308,7 @@ func (c CognitiveConfig) validate() error {
 	q := c.Queue
 	for _, d := range []struct {
 		name string
-		v    duration
+		v    Duration
 	}{{"poll_interval", q.PollInterval}, {"stale_job_timeout", q.StaleJobTimeout}, {"retry_backoff", q.RetryBackoff}} {
 		if d.v.Duration <= 0 {
 			errs = append(errs, fmt.Errorf("cognitive.queue.%s %s must be positive", d.name, d.v))
@@ -330,7 +330,7 @@ func (c CognitiveConfig) validate() error {
 		errs = append(errs, fmt.Errorf("cognitive.historian.source_max %d must be positive", c.Historian.SourceMax))
 	}
 	errs = append(errs, c.Query.validate())
-	if c.Historian.Mode != historianOffline && c.Historian.Mode != historianLLM {
+	if c.Historian.Mode != HistorianOffline && c.Historian.Mode != HistorianLLM {
 		errs = append(errs, fmt.Errorf("cognitive.historian.mode %q: want offline or llm", c.Historian.Mode))
 	}
 	if c.Historian.RewriteMaxRetry < 0 || c.Historian.RewriteMaxRetry > 10 {

@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 
 // applyReloadable copies the keys that take effect without a restart from
 // src into dst. Every other key needs a restart; the server says which.
-// Consumers of a reloadable section read it per call from liveConfig.Load.
+// Consumers of a reloadable section read it per call from Live.Load.
 func applyReloadable(dst *Config, src Config) {
 	dst.APIKeys = src.APIKeys
 	dst.Cognitive.Historian = src.Cognitive.Historian
@@ -31,14 +31,14 @@ func applyReloadable(dst *Config, src Config) {
 // file is read.
 const reloadDebounce = 150 * time.Millisecond
 
-// liveConfig is the configuration of the running server. Load returns the
+// Live is the configuration of the running server. Load returns the
 // current one: the start-up config with the reloadable sections replaced by
 // the latest valid file. A reload parses and validates the whole file (with
 // the same environment and flags as at start): an invalid file keeps the
 // running config and is reported; a valid one swaps the reloadable keys,
 // and the other keys that differ from the running ones are reported as
 // waiting for a restart.
-type liveConfig struct {
+type Live struct {
 	cur atomic.Pointer[Config]
 	log *slog.Logger
 
@@ -50,17 +50,17 @@ type liveConfig struct {
 	reloaded time.Time
 }
 
-func newLiveConfig(cfg Config, log *slog.Logger) *liveConfig {
-	l := &liveConfig{log: log.With("component", "config")}
+func NewLive(cfg Config, log *slog.Logger) *Live {
+	l := &Live{log: log.With("component", "config")}
 	l.cur.Store(&cfg)
 	return l
 }
 
 // Load returns the current configuration. Callers must not modify it.
-func (l *liveConfig) Load() *Config { return l.cur.Load() }
+func (l *Live) Load() *Config { return l.cur.Load() }
 
-// reloadStatus is what /healthz shows of the reloads.
-type reloadStatus struct {
+// ReloadStatus is what /healthz shows of the reloads.
+type ReloadStatus struct {
 	// Reloads counts the reloads that applied a valid file.
 	Reloads int `json:"reloads"`
 	// LastReload is when the last valid file was applied.
@@ -71,10 +71,10 @@ type reloadStatus struct {
 	RestartRequired []string `json:"restart_required"`
 }
 
-func (l *liveConfig) status() reloadStatus {
+func (l *Live) Status() ReloadStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	st := reloadStatus{Reloads: l.reloads, Error: l.lastErr, RestartRequired: slices.Clone(l.restart)}
+	st := ReloadStatus{Reloads: l.reloads, Error: l.lastErr, RestartRequired: slices.Clone(l.restart)}
 	if st.RestartRequired == nil {
 		st.RestartRequired = []string{}
 	}
@@ -88,7 +88,7 @@ func (l *liveConfig) status() reloadStatus {
 // reload reads path and applies it through load (the whole config: file,
 // environment, flags). A file event (force false) whose bytes did not
 // change is ignored; SIGHUP (force true) always reloads.
-func (l *liveConfig) reload(path string, load func() (Config, error), trigger string, force bool) {
+func (l *Live) reload(path string, load func() (Config, error), trigger string, force bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, err := os.ReadFile(path)
@@ -105,7 +105,7 @@ func (l *liveConfig) reload(path string, load func() (Config, error), trigger st
 	if err == nil {
 		// The listen address stays until a restart: check the new keys
 		// against the one in use.
-		err = checkListenAuth(next.APIKeys, l.Load().Addr)
+		err = CheckListenAuth(next.APIKeys, l.Load().Addr)
 	}
 	if err != nil {
 		l.lastErr = err.Error()
@@ -135,7 +135,7 @@ func (l *liveConfig) reload(path string, load func() (Config, error), trigger st
 // directory, so that an editor's write-to-temp-and-rename and a symlink swap
 // are seen too; events are debounced) and on every value of hup (SIGHUP).
 // It returns when ctx ends.
-func (l *liveConfig) watch(ctx context.Context, path string, load func() (Config, error), hup <-chan os.Signal) {
+func (l *Live) Watch(ctx context.Context, path string, load func() (Config, error), hup <-chan os.Signal) {
 	if path == "" {
 		for {
 			select {

@@ -1,16 +1,16 @@
-package main
+// Package breaker is the circuit breaker around the store in the serving
+// path. One Breaker, built and owned by the serve command, is shared by the
+// HTTP routes, the MCP tools and the historian worker (it is their
+// ingest.Gate).
+package breaker
 
 import (
 	"context"
 	"errors"
 	"log/slog"
-	"math"
-	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/sony/gobreaker/v2"
 
 	"github.com/recalld/recalld/ingest"
@@ -19,12 +19,12 @@ import (
 
 // Breaker states as /healthz and /readyz show them.
 const (
-	breakerClosed   = "closed"
-	breakerOpen     = "open"
-	breakerHalfOpen = "half-open"
+	Closed   = "closed"
+	Open     = "open"
+	HalfOpen = "half-open"
 )
 
-// storeBreaker is the circuit breaker around the store in the serving path:
+// Breaker is the circuit breaker around the store in the serving path:
 // the HTTP routes, the MCP tools and the historian worker share it. Store
 // faults (storage.ErrFault: I/O errors, a full disk, a read-only, corrupt,
 // closed or locked database, a lexical index's I/O error) in a row open it.
@@ -36,7 +36,7 @@ const (
 // failing disk. After the open timeout a few requests probe the store
 // (half-open) and close the circuit when they succeed. gobreaker keeps the
 // state machine.
-type storeBreaker struct {
+type Breaker struct {
 	cb      *gobreaker.TwoStepCircuitBreaker[struct{}]
 	timeout time.Duration
 
@@ -44,26 +44,35 @@ type storeBreaker struct {
 	openedAt time.Time
 }
 
-var _ ingest.Gate = (*storeBreaker)(nil)
+var _ ingest.Gate = (*Breaker)(nil)
 
 // breakerWindow is the period after which a closed breaker forgets its counts.
 const breakerWindow = time.Minute
 
 var (
-	// errHandlerPanicked reports a handler that panicked to the breaker.
-	errHandlerPanicked = errors.New("handler panicked")
+	// errPanicked reports a handler that panicked to the breaker.
+	errPanicked = errors.New("handler panicked")
 	// errNotCounted reports a health check that succeeded: it must neither
 	// close a half-open circuit nor reset the failures counted so far.
 	errNotCounted = errors.New("health check: not counted")
 )
 
-func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
-	b := &storeBreaker{timeout: cfg.OpenTimeout.Duration}
+// Settings is [breaker]: after Failures store failures in a row the circuit
+// opens; after OpenTimeout up to HalfOpenRequests requests probe the store.
+type Settings struct {
+	Failures         int
+	OpenTimeout      time.Duration
+	HalfOpenRequests int
+}
+
+// New returns a closed breaker.
+func New(cfg Settings, log *slog.Logger) *Breaker {
+	b := &Breaker{timeout: cfg.OpenTimeout}
 	failures := uint32(max(cfg.Failures, 1))
 	b.cb = gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
 		Name:        "store",
 		MaxRequests: uint32(max(cfg.HalfOpenRequests, 1)),
-		Timeout:     cfg.OpenTimeout.Duration,
+		Timeout:     cfg.OpenTimeout,
 		// Counts start afresh every window while closed.
 		Interval: breakerWindow,
 		// Failures in a row trip it; so do as many failures making half the
@@ -79,7 +88,7 @@ func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 		// caller, a panic) says nothing about the store either way: it
 		// neither counts towards opening the circuit nor closes a
 		// half-open one (it frees its probe slot).
-		IsExcluded: func(err error) bool { return errors.Is(err, errNotCounted) || (err != nil && !storeFailure(err)) },
+		IsExcluded: func(err error) bool { return errors.Is(err, errNotCounted) || (err != nil && !StoreFailure(err)) },
 		OnStateChange: func(_ string, from, to gobreaker.State) {
 			switch to {
 			case gobreaker.StateOpen:
@@ -87,7 +96,7 @@ func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 				b.openedAt = time.Now()
 				b.mu.Unlock()
 				log.Error("store circuit open: store routes answer 503 store_unavailable until a probe succeeds",
-					"from", stateName(from), "probe_in", cfg.OpenTimeout.Duration)
+					"from", stateName(from), "probe_in", cfg.OpenTimeout)
 			case gobreaker.StateHalfOpen:
 				log.Warn("store circuit half-open: probing the store")
 			case gobreaker.StateClosed:
@@ -98,33 +107,33 @@ func newStoreBreaker(cfg BreakerConfig, log *slog.Logger) *storeBreaker {
 	return b
 }
 
-// storeFailure reports whether err, returned by a handler, a tool or the
+// StoreFailure reports whether err, returned by a handler, a tool or the
 // worker, is the store failing. storage classifies its errors (ErrFault);
 // a cancelled or timed-out request is never one, whatever it met.
-func storeFailure(err error) bool {
+func StoreFailure(err error) bool {
 	return errors.Is(err, storage.ErrFault) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // Allow asks to use the store. It refuses while the circuit is open (or
 // half-open with its probes taken); otherwise done must be called with the
 // outcome.
-func (b *storeBreaker) Allow() (done func(error), err error) { return b.cb.Allow() }
+func (b *Breaker) Allow() (done func(error), err error) { return b.cb.Allow() }
 
 // State is closed, open or half-open.
-func (b *storeBreaker) State() string { return stateName(b.cb.State()) }
+func (b *Breaker) State() string { return stateName(b.cb.State()) }
 
 func stateName(s gobreaker.State) string {
 	switch s {
 	case gobreaker.StateOpen:
-		return breakerOpen
+		return Open
 	case gobreaker.StateHalfOpen:
-		return breakerHalfOpen
+		return HalfOpen
 	}
-	return breakerClosed
+	return Closed
 }
 
-// retryAfter is how long until the circuit lets a probe through, at least a second.
-func (b *storeBreaker) retryAfter() time.Duration {
+// RetryAfter is how long until the circuit lets a probe through, at least a second.
+func (b *Breaker) RetryAfter() time.Duration {
 	if b.cb.State() != gobreaker.StateOpen {
 		return time.Second
 	}
@@ -134,28 +143,17 @@ func (b *storeBreaker) retryAfter() time.Duration {
 	return max(left, time.Second)
 }
 
-// refused is the response to a request the circuit did not let through.
-func (b *storeBreaker) refused(c echo.Context) error {
-	wait := b.retryAfter()
-	c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-	msg := "the store is failing; requests are refused until a probe succeeds"
-	if b.cb.State() == gobreaker.StateHalfOpen {
-		msg = "the store is being probed after failures; retry shortly"
-	}
-	return &apiError{http.StatusServiceUnavailable, codeStoreUnavailable, msg}
-}
-
-// check runs a health check of the store while the circuit is closed: its
+// Check runs a health check of the store while the circuit is closed: its
 // failure counts, its success does not. With the circuit open or half-open
 // it does not touch the store (health checks are no probes) and returns
-// errCircuit.
-func (b *storeBreaker) check(fn func() error) error {
+// ErrCircuit.
+func (b *Breaker) Check(fn func() error) error {
 	if b.cb.State() != gobreaker.StateClosed {
-		return errCircuit
+		return ErrCircuit
 	}
 	done, err := b.Allow()
 	if err != nil {
-		return errCircuit
+		return ErrCircuit
 	}
 	err = fn()
 	if err == nil {
@@ -166,25 +164,34 @@ func (b *storeBreaker) check(fn func() error) error {
 	return err
 }
 
-// errCircuit: a health check skipped because the circuit is not closed.
-var errCircuit = errors.New("store circuit not closed")
+// ErrCircuit: a health check skipped because the circuit is not closed.
+var ErrCircuit = errors.New("store circuit not closed")
 
-// guard runs a handler that uses the store through the breaker.
-func (b *storeBreaker) guard(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		done, err := b.Allow()
-		if err != nil {
-			return b.refused(c)
-		}
-		finished := false
-		defer func() {
-			if !finished {
-				done(errHandlerPanicked) // a half-open probe must not stay taken
-			}
-		}()
-		err = next(c)
-		finished = true
-		done(err)
-		return err
+// ErrRefused is a call Do did not let through: the circuit is open, or
+// half-open with its probes taken.
+var ErrRefused = errors.New("store circuit refused the call")
+
+// Do runs fn through gate, if any: it returns ErrRefused without running fn
+// while the gate refuses, and otherwise reports fn's outcome to the gate
+// (a panic in fn as a failure that does not count, so that a half-open
+// probe never stays taken). The HTTP routes and the MCP tools both call
+// the store through it.
+func Do(gate ingest.Gate, fn func() error) error {
+	if gate == nil {
+		return fn()
 	}
+	done, err := gate.Allow()
+	if err != nil {
+		return ErrRefused
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			done(errPanicked)
+		}
+	}()
+	err = fn()
+	finished = true
+	done(err)
+	return err
 }

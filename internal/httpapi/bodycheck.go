@@ -1,4 +1,4 @@
-package main
+package httpapi
 
 import (
 	"encoding/json"
@@ -10,11 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// checkUnicode refuses a JSON body whose text is not valid Unicode: bytes
+// CheckUnicode refuses a JSON body whose text is not valid Unicode: bytes
 // that are not UTF-8, or a \u escape of half a surrogate pair.
 // encoding/json would store either as U+FFFD, and evidence must stay
 // verbatim, so the request is refused instead. body is valid JSON.
-func checkUnicode(body []byte) error {
+func CheckUnicode(body []byte) error {
 	if !utf8.Valid(body) {
 		return errInvalid("the JSON is not valid UTF-8 (text is stored verbatim, so it must be)")
 	}
@@ -52,14 +52,14 @@ func hexRune(b []byte, i int) (rune, bool) {
 	return rune(n), err == nil
 }
 
-// checkPresence applies the parts of a body's schema that decoding cannot
+// CheckPresence applies the parts of a body's schema that decoding cannot
 // see, because a field's zero value means "left out": a field tagged
 // jsonschema:"required" must be present, and a number tagged
 // jsonschema:"minimum=N" that is present must be at least N (an explicit
 // top_k 0 is refused, not read as the default). It walks the raw JSON next
 // to the decoded value v, into nested objects and arrays of objects; path
 // names v in errors ("" for the body).
-func checkPresence(raw json.RawMessage, v reflect.Value, path string) error {
+func CheckPresence(raw json.RawMessage, v reflect.Value, path string) error {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
 			return nil
@@ -73,7 +73,7 @@ func checkPresence(raw json.RawMessage, v reflect.Value, path string) error {
 			return nil
 		}
 		for i, item := range items {
-			if err := checkPresence(item, v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+			if err := CheckPresence(item, v.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
 				return err
 			}
 		}
@@ -151,7 +151,7 @@ func checkFields(obj map[string]json.RawMessage, v reflect.Value, path string) e
 				return errInvalid(fmt.Sprintf("%s must be at least %v", full, minimum))
 			}
 		}
-		if err := checkPresence(raw, fv, full); err != nil {
+		if err := CheckPresence(raw, fv, full); err != nil {
 			return err
 		}
 	}
@@ -188,7 +188,7 @@ func schemaRules(tag string) (required bool, minimum float64, hasMin bool) {
 }
 
 // hasPresenceRules reports whether t or a type inside it has a field that
-// checkPresence checks, so that bodies without any (a batch of messages)
+// CheckPresence checks, so that bodies without any (a batch of messages)
 // are not parsed twice.
 func hasPresenceRules(t reflect.Type, depth int) bool {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array {

@@ -1,0 +1,177 @@
+// Package cmdconfig builds, from a config.Config, the long-lived parts that
+// recalld's commands share: the embedder (USE-Lite falling back to hashing),
+// the store (with serve's degraded start when a remote embedder does not
+// answer), the query service, the recall agent and the historian (rebuilt
+// when a reload changes its section). The commands in cmd/recalld only
+// wire and run what it returns (after pkgsite's cmd/internal/cmdconfig).
+package cmdconfig
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/skills"
+	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/embed"
+	"github.com/recalld/recalld/storage/embed/uselite"
+)
+
+// NewEmbedder builds the configured embedder. For kind "use" it loads
+// USE-Lite from cfg.ModelDir; when the files are missing or corrupt it logs
+// why and returns the hashing embedder, with the reason as fallback (shown
+// by /healthz). It never fails for that.
+func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
+	switch cfg.Kind {
+	case "openai":
+		emb, err = embed.NewOpenAI(ctx, embed.OpenAIConfig{
+			BaseURL: cfg.BaseURL, Token: cfg.APIKey, Model: cfg.Model, Dim: cfg.Dim,
+			BatchSize: cfg.BatchSize, Timeout: cfg.Timeout.Duration,
+		})
+		return emb, "", err
+	case "use":
+		start := time.Now()
+		m, err := uselite.Load(cfg.ModelDir)
+		if err != nil {
+			fallback = fmt.Sprintf("USE-Lite not loaded, hashing only: %v (run scripts/fetch-models.sh)", err)
+			log.Warn("embedder: USE-Lite model not loaded; semantic search uses the hashing embedder alone",
+				"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
+			return embed.NewHashing(cfg.Dim), fallback, nil
+		}
+		c, err := embed.NewComposite(uselite.NewEncoder(m, uselite.Options{}), embed.NewHashing(cfg.Dim), cfg.UseWeight)
+		if err != nil {
+			return nil, "", err
+		}
+		log.Info("embedder: USE-Lite loaded", "model_dir", cfg.ModelDir, "name", c.Name(),
+			"kernel", uselite.Kernel(), "load_ms", time.Since(start).Milliseconds())
+		return c, "", nil
+	default:
+		return embed.NewHashing(cfg.Dim), "", nil
+	}
+}
+
+// NewQueryService is the user-bound query tools over store as cfg sets them
+// up; serve and mcp share it.
+func NewQueryService(store *storage.Store, cfg config.Config) *queryapi.Service {
+	return queryapi.New(store).SetProfileTopK(cfg.Cognitive.Profile.ProfileTopK)
+}
+
+// NewAgent builds the recall agent over store with the embedded recall
+// skill, driven by the configured language model if there is one.
+func NewAgent(store *storage.Store, log *slog.Logger, llm config.LLMConfig) (*agent.Agent, error) {
+	var svc *queryapi.Service
+	if store != nil {
+		svc = queryapi.New(store)
+	}
+	skill, err := agent.LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		return nil, err
+	}
+	opts := []agent.Option{agent.WithLogger(log)}
+	if llm.Model != "" {
+		m, err := agent.NewOpenAIModel(cmp.Or(llm.BaseURL, "https://api.openai.com/v1"), llm.APIKey, llm.Model, nil)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, agent.WithLLM(m, llm.Model))
+	}
+	return agent.New(svc, skill, opts...), nil
+}
+
+// OpenStore opens the store of cfg with its embedder.
+// fallback is why the configured embedder was replaced by hashing, or "".
+func OpenStore(ctx context.Context, cfg config.Config, log *slog.Logger, allowChange bool) (store *storage.Store, fallback string, err error) {
+	emb, fallback, err := NewEmbedder(ctx, cfg.Embedder, log)
+	if err != nil {
+		return nil, "", err
+	}
+	store, err = openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, AllowEmbedderChange: allowChange})
+	return store, fallback, err
+}
+
+func openStoreWith(ctx context.Context, cfg config.Config, log *slog.Logger, sc storage.Config) (*storage.Store, error) {
+	sc.Dir, sc.Logger, sc.EmbedderRetry = cfg.DataDir, log, cfg.Embedder.Retry.Duration
+	sc.ProfileRevisionKeep = cfg.Cognitive.Profile.RevisionKeep
+	sc.CacheBytes, sc.MmapBytes = storageMemory(cfg)
+	store, err := storage.Open(ctx, sc)
+	if errors.Is(err, storage.ErrEmbedderMismatch) {
+		return nil, fmt.Errorf("%w (data dir %s, embedder %s)", err, cfg.DataDir, sc.Embedder.Name())
+	}
+	return store, err
+}
+
+// storageMemory is the storage.Config CacheBytes and MmapBytes of cfg.
+func storageMemory(cfg config.Config) (cache, mmap int64) {
+	mmap = cfg.SQLiteMmapMB << 20
+	if mmap == 0 {
+		mmap = -1 // storage: none
+	}
+	return cfg.SQLiteCacheMB << 20, mmap
+}
+
+// OpenServeStore is OpenStore for serve, which starts without its embedder
+// rather than not at all: when the remote embedder does not answer the
+// dimension probe, the dimension the store recorded for the same model is
+// used (semantic search resumes once the embedder answers), and without one
+// the store opens lexical-only. degraded says what happened, "" when nothing
+// did; for a USE-Lite model that did not load it is the fallback to hashing.
+// obs hears the store's embedder calls and indexing (the metrics).
+func OpenServeStore(ctx context.Context, cfg config.Config, log *slog.Logger, obs storage.Observer) (store *storage.Store, degraded string, err error) {
+	emb, fallback, err := NewEmbedder(ctx, cfg.Embedder, log)
+	if err == nil || cfg.Embedder.Kind != "openai" || ctx.Err() != nil {
+		if err != nil {
+			return nil, "", err
+		}
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, Observer: obs})
+		return store, fallback, err
+	}
+	probeErr := err
+	q, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
+	if err != nil {
+		return nil, "", err
+	}
+	name, dim, err := q.RecordedEmbedder(ctx)
+	if err := errors.Join(err, q.Close()); err != nil {
+		return nil, "", err
+	}
+	want := "openai:" + cfg.Embedder.Model + ":"
+	switch {
+	case name != "" && (!strings.HasPrefix(name, want) || dim <= 0):
+		return nil, "", fmt.Errorf("%w (data dir %s holds vectors of %s; embedder openai:%s does not answer: %v)",
+			storage.ErrEmbedderMismatch, cfg.DataDir, name, cfg.Embedder.Model, probeErr)
+	case name != "":
+		ec := cfg.Embedder
+		ec.Dim = dim
+		if emb, _, err = NewEmbedder(ctx, ec, log); err != nil {
+			return nil, "", err
+		}
+		store, err := openStoreWith(ctx, cfg, log, storage.Config{Embedder: emb, Observer: obs})
+		degraded = fmt.Sprintf("the embedder did not answer at start (%v); semantic search resumes once it does", probeErr)
+		log.Warn("embedder unreachable at start: using the dimension the store recorded; lexical-only until it answers",
+			"embedder", name, "err", probeErr)
+		return store, degraded, err
+	}
+	store, err = openStoreWith(ctx, cfg, log, storage.Config{LexicalOnly: true, Observer: obs})
+	degraded = fmt.Sprintf("the embedder openai:%s did not answer at start (%v) and its dimension is unknown: lexical-only until a restart reaches it "+
+		"(set embedder.dim to let it recover without a restart)", cfg.Embedder.Model, probeErr)
+	log.Warn("embedder unreachable at start and no dimension known: serving lexical-only", "model", cfg.Embedder.Model, "err", probeErr)
+	return store, degraded, err
+}
+
+// OpenQueue opens the job table of cfg's data dir, which must exist.
+func OpenQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*storage.Store, error) {
+	if _, err := os.Stat(filepath.Join(cfg.DataDir, "recalld.db")); err != nil {
+		return nil, fmt.Errorf("no recalld database in %s: %w", cfg.DataDir, err)
+	}
+	return storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true,
+		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
+}

@@ -1,0 +1,140 @@
+package mcpapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/mcpapi/mcpapitest"
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/skills"
+	"github.com/recalld/recalld/storage"
+)
+
+// TestMCPBoundServers: /mcp reuses the server of a user and never hands one
+// user's server to another; the cache stays bounded.
+func TestMCPBoundServers(t *testing.T) {
+	store, ag := openStore(t)
+	m := New(Config{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: slog.New(slog.DiscardHandler), Version: "test"})
+	a1, _ := m.serverFor("qq:1")
+	a2, _ := m.serverFor("qq:1")
+	b, _ := m.serverFor("qq:2")
+	if a1 == nil || a1 != a2 || b == a1 {
+		t.Fatalf("servers: %p %p %p", a1, a2, b)
+	}
+	if _, err := m.serverFor(" "); err == nil {
+		t.Fatal("bound a blank user")
+	}
+	for i := range maxBoundServers + 1 {
+		if _, err := m.serverFor(fmt.Sprintf("u%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(m.bound); n > maxBoundServers {
+		t.Fatalf("%d servers kept", n)
+	}
+}
+
+// fakeGate is a circuit breaker that refuses on demand and records outcomes.
+type fakeGate struct {
+	mu       sync.Mutex
+	refuse   bool
+	outcomes []error
+}
+
+func (g *fakeGate) Allow() (func(error), error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.refuse {
+		return nil, errors.New("circuit open")
+	}
+	return func(err error) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.outcomes = append(g.outcomes, err)
+	}, nil
+}
+
+// TestMCPStoreGate: every tool call goes through the store's circuit
+// breaker, which sees store failures and refuses calls while open; the
+// client sees store_unavailable, and internal errors only as "internal".
+// The client talks to the server in memory.
+func TestMCPStoreGate(t *testing.T) {
+	store, ag := openStore(t)
+	gate := &fakeGate{}
+	m := New(Config{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Gate: gate, Log: slog.New(slog.DiscardHandler), Version: "test"})
+	srv, err := m.Server("qq:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "recalld-test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	var page queryapi.Page
+	mcpapitest.CallTool(t, cs, "messages_list", map[string]any{}, &page)
+	if msg := mcpapitest.ToolError(t, cs, "neighbors", map[string]any{"message_id": "nope"}); !strings.Contains(msg, "not_found") {
+		t.Fatalf("neighbors: %s", msg)
+	}
+	gate.refuse = true
+	if msg := mcpapitest.ToolError(t, cs, "messages_list", map[string]any{}); !strings.HasPrefix(msg, httpapi.CodeStoreUnavailable+":") {
+		t.Fatalf("refused call: %s", msg)
+	}
+	gate.refuse = false
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if msg := mcpapitest.ToolError(t, cs, "messages_list", map[string]any{}); msg != "internal: internal error" {
+		t.Fatalf("store failure shown as %q", msg)
+	}
+	gate.mu.Lock()
+	defer gate.mu.Unlock()
+	if len(gate.outcomes) != 3 || gate.outcomes[0] != nil || !errors.Is(gate.outcomes[1], storage.ErrNotFound) || !breaker.StoreFailure(gate.outcomes[2]) {
+		t.Fatalf("outcomes %v", gate.outcomes)
+	}
+}
+
+// BenchmarkMCPServer is the cost /mcp pays per request to build the server
+// bound to the caller (schemas come from the shared cache).
+func BenchmarkMCPServer(b *testing.B) {
+	store, ag := openStore(b)
+	m := New(Config{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: slog.New(slog.DiscardHandler), Version: "test"})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := m.Server("qq:1"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// openStore opens a store in a temporary directory, closed at the end of
+// the test, and the recall agent over it.
+func openStore(tb testing.TB) (*storage.Store, *agent.Agent) {
+	tb.Helper()
+	store, err := storage.Open(tb.Context(), storage.Config{Dir: tb.TempDir(), NoIndexer: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	skill, err := agent.LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return store, agent.New(queryapi.New(store), skill)
+}
