@@ -33,9 +33,9 @@ Usage:
                                  scaffold a retrieval skill folder from the template
   recalld skill check DIR        validate a skill folder
   recalld eval --suite FILE [--suite FILE…] [--runners lexical,semantic,hybrid,agent] [--out DIR] [--min-recall F]
+                                 score retrieval and the recall agent; report.md/json with SVG plots
   recalld bench [-quick] [-users N] [-heavy N] [-heavy-messages N] [-dir DIR] [-json]
                                  a multi-tenant benchmark: disk, RSS, rates, latencies per class
-                                 score retrieval and the recall agent; report.md/json with SVG plots
   recalld mcp -user U [-key K]    serve the memory tools to an MCP client on stdin/stdout
                                  (POST /mcp of serve speaks MCP over HTTP)
   recalld jobs list|show|retry|purge
