@@ -56,7 +56,7 @@ func TestOfflineJudgement(t *testing.T) {
 		note             string // a note the limits must carry
 	}{
 		{name: "licence look-alike", question: "我有驾照吗？", noEvidence: true, forbidden: []string{"m1", "m2"}},
-		{name: "allergy never said", question: "我对花粉过敏吗？", noEvidence: true, forbidden: []string{"m3", "m4"}, note: "花粉"},
+		{name: "allergy never said", question: "我对花粉过敏吗？", noEvidence: true, forbidden: []string{"m3", "m4"}, note: "no message bears out the question: searched"},
 		{name: "allergy said", question: "我对什么过敏？", cited: []string{"m3"}},
 		{name: "present tense", question: "我现在早上喝什么？", cited: []string{"m6"}, forbidden: []string{"m5"}, note: "superseded by m6"},
 		{name: "past without present marker", question: "我以前早上喝什么咖啡？", cited: []string{"m5"}},

@@ -389,8 +389,8 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			strongest = max(strongest, c.support)
 		}
 		if strongest < minimum {
-			r.note("no message bears out the question (best support %.2f < %.2f; searched for: %s)",
-				strongest, minimum, strings.Join(rel.evidence, ", "))
+			r.note("no message bears out the question: searched %d messages%s, roles %s; best support %.2f < %.2f",
+				len(r.seen), windowText(r.window), cmpOr(r.role, "any"), strongest, minimum)
 			kept = nil
 		}
 	}
@@ -403,8 +403,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// passed: precision matters as much as recall to a bot quoting evidence.
 	// A thread ("what did we decide about Atlas") is spread over several
 	// messages: cite more widely.
+	// So is a question without content terms, which asks for everything of
+	// a kind ("我有什么忌口？").
 	ratio := p.Stop.CiteRatio
-	if o.intent == "event" && o.intentHits > 0 {
+	if o.intent == "event" && o.intentHits > 0 || len(rel.evidence) == 0 {
 		ratio = p.Stop.ThreadCiteRatio
 	}
 	cut := len(kept)
