@@ -15,7 +15,8 @@ import (
 
 // offlineBrain runs the loop deterministically by the skill's rules.
 type offlineBrain struct {
-	skill *Skill
+	skill  *Skill
+	asking Lexicon // askingWords of the skill's params, built once
 }
 
 func (b *offlineBrain) name() string { return "offline" }
@@ -97,9 +98,8 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh}
 	// Support weighs the question's content only: not the words that say
 	// what kind of answer it wants or when (askingWords).
-	asking := askingWords(p)
-	rel.evidence = keyTerms(r.question, asking)
-	for _, ch := range contentChars(r.question, asking) {
+	rel.evidence = keyTerms(r.question, b.asking)
+	for _, ch := range contentChars(r.question, b.asking) {
 		if !slices.Contains(rel.evidence, ch) {
 			rel.evidence = append(rel.evidence, ch)
 		}
@@ -353,7 +353,10 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		top = max(top, c.score)
 	}
 	st := r.skill.Params.Stop
-	idf := rel.idf(r.seen)
+	if r.idf == nil || r.idfSeen != len(r.seen) {
+		r.idf, r.idfSeen = rel.idf(r.seen), len(r.seen) // seen only grows
+	}
+	idf := r.idf
 	var out []*candidate
 	for _, c := range r.seen {
 		if !r.inScope(c) || c.score < st.Relevance*top {

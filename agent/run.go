@@ -74,6 +74,8 @@ type run struct {
 	considered  int
 	seen        map[string]*candidate
 	sims        map[string]float64 // best raw cosine similarity to the question, per message (guarded by mu)
+	idf         map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
+	idfSeen     int                // len(seen) when idf was computed
 	steps       []TraceStep
 	notes       []string
 	draft       draft
