@@ -21,7 +21,8 @@ import (
 // so the weights compare rankings, not score scales.
 type Weights struct {
 	// Contextual is BM25 over each message together with the turn before it
-	// (lexical_search with contextual set).
+	// (lexical_search with contextual set). It applies to a dialogue of
+	// named speakers (Dialogue); elsewhere its weight goes to plain BM25.
 	Contextual float64 `json:"contextual"`
 	// Lexical is BM25 over the message alone.
 	Lexical float64 `json:"lexical"`
@@ -34,7 +35,8 @@ type Weights struct {
 	// Speaker multiplies the fused score of a message by 1 + Speaker when
 	// the question names its sender ("What did Caroline research?"):
 	// questions about a person are mostly answered by that person's own
-	// turns. Zero turns it off.
+	// turns. It applies to a dialogue of named speakers only (Dialogue).
+	// Zero turns it off.
 	Speaker float64 `json:"speaker"`
 	// Date is the weight of one more ranking when the question names a
 	// date or a month ("on 9 November, 2022", "2026年3月") and no time
@@ -99,6 +101,11 @@ type HybridOptions struct {
 	// Now is the clock for dates the question names without a year
 	// (default time.Now()).
 	Now time.Time
+	// Similarities, when set, receives the semantic ranking's hits with
+	// their raw cosine similarity in Score, before any normalisation: an
+	// absolute measure a caller can calibrate, where the fused score only
+	// says how a hit compares with the others.
+	Similarities func(hits []queryapi.Evidence)
 }
 
 func (o HybridOptions) withDefaults() HybridOptions {
@@ -171,12 +178,19 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 			return nil
 		})
 	}
+	// plain is the weight of plain BM25 when the messages turn out not to
+	// be a dialogue of named speakers and contextual BM25 gives way to it.
+	plain := -1.0
 	if kw != "" {
 		if w.Contextual != 0 {
 			lexical(0, true, opts.Filter, w.Contextual)
 		}
-		if w.Lexical != 0 {
+		switch {
+		case w.Lexical != 0:
 			lexical(1, false, opts.Filter, w.Lexical)
+		case w.Contextual != 0:
+			lexical(1, false, opts.Filter, 0)
+			plain = w.Contextual
 		}
 	}
 	if w.Semantic != 0 {
@@ -202,6 +216,16 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	if opts.Similarities != nil && len(rankings[2].hits) > 0 {
+		opts.Similarities(slices.Clone(rankings[2].hits))
+	}
+	// The priors shaped by dialogues of named people (LoCoMo) apply only
+	// when the messages found are one: else contextual BM25's weight goes
+	// to plain BM25 and the speaker prior is off.
+	dialogue := Dialogue(rankings[0].hits, rankings[1].hits, rankings[2].hits)
+	if !dialogue && plain >= 0 {
+		rankings[0].weight, rankings[1].weight = 0, plain
 	}
 	f := newFusion()
 	for _, r := range rankings {
@@ -246,7 +270,7 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 		}
 		ranked = f.ranked()
 	}
-	if w.Speaker != 0 {
+	if w.Speaker != 0 && dialogue {
 		named := namedSenders(question, ranked)
 		if len(named) > 0 {
 			for _, e := range ranked {
@@ -258,6 +282,30 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 		}
 	}
 	return ranked[:min(opts.Limit, len(ranked))], nil
+}
+
+// Dialogue reports whether hits look like a conversation between named
+// people rather than a bot chat: two or more distinct sender names speak
+// as users, and no assistant speaks. The speaker prior and contextual BM25
+// were chosen on such dialogues (LoCoMo) and rank below plain BM25 on a
+// user's chat with a bot.
+func Dialogue(rankings ...[]queryapi.Evidence) bool {
+	var first string
+	several := false
+	for _, hits := range rankings {
+		for _, h := range hits {
+			switch {
+			case h.Role == "assistant":
+				return false
+			case h.Role != "user" || h.SenderName == "":
+			case first == "":
+				first = h.SenderName
+			case h.SenderName != first:
+				several = true
+			}
+		}
+	}
+	return several
 }
 
 // namedSenders returns the sender names of hits that the question names,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // observation is what the Observe phase reads from a question.
@@ -22,7 +23,13 @@ type observation struct {
 	keywords   string   // the question's content words, for BM25 with match=any
 	topics     []string // topic lexicons the question touches
 	expansions []string // other words of those topics
-	personal   bool     // the question is about the user themself
+	// broad are the expansions of the topics the question names as a
+	// whole (a generic word: 宠物, pet): a message sharing only the topic
+	// may answer it. A question naming a member (猫, dog) is not answered
+	// by another member.
+	broad    []string
+	present  bool // the question asks about now (现在, 目前, still, currently)
+	personal bool // the question is about the user themself
 }
 
 // observe classifies the question, extracts time signals, anchors and the
@@ -86,13 +93,60 @@ func (r *run) observe() observation {
 			continue
 		}
 		o.topics = append(o.topics, name)
+		generic := countHits(lower, lex.Generic) > 0
 		for _, w := range lex.Words() {
 			if !strings.Contains(lower, strings.ToLower(w)) && !slices.Contains(o.expansions, w) {
 				o.expansions = append(o.expansions, w)
+				if generic {
+					o.broad = append(o.broad, w)
+				}
 			}
 		}
 	}
+	o.present = presentTense(lower, p.Markers["present"])
 	return o
+}
+
+// presentTense reports whether a question asks about the present: a word
+// of the present lexicon, or 还 ("still") that does not start 还记得.
+func presentTense(lower string, present Lexicon) bool {
+	if countHits(lower, present.Words()) > 0 {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(lower[i:], "还")
+		if j < 0 {
+			return false
+		}
+		at := i + j + len("还")
+		if !strings.HasPrefix(lower[at:], "记") && !strings.HasPrefix(lower[at:], "是") {
+			return true
+		}
+		i = at
+	}
+}
+
+// realQuestion returns the clause after the last turn marker of a question
+// that rambles before it asks ("……不好意思，我真正想问的是：我现在住哪？"),
+// and whether there was one with a clause after it.
+func realQuestion(q string, turn Lexicon) (string, bool) {
+	lower := strings.ToLower(q)
+	at := -1
+	for _, m := range turn.Words() {
+		if i := strings.LastIndex(lower, strings.ToLower(m)); i >= 0 && i+len(m) > at {
+			at = i + len(m)
+		}
+	}
+	if at < 0 {
+		return q, false
+	}
+	rest := strings.TrimLeftFunc(q[at:], func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsPunct(r) && r != '"' && r != '“'
+	})
+	if utf8.RuneCountInString(rest) < 3 {
+		return q, false
+	}
+	return rest, true
 }
 
 func cjkShare(s string) float64 {

@@ -15,7 +15,8 @@ import (
 
 // offlineBrain runs the loop deterministically by the skill's rules.
 type offlineBrain struct {
-	skill *Skill
+	skill  *Skill
+	asking Lexicon // askingWords of the skill's params, built once
 }
 
 func (b *offlineBrain) name() string { return "offline" }
@@ -76,6 +77,10 @@ func (a action) do(ctx context.Context, r *run) error {
 func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 	p := b.skill.Params
 	start := time.Now()
+	if q, ok := realQuestion(r.question, p.Markers["turn"]); ok {
+		r.note("searched the question after the preamble: %q", truncate(q, 80))
+		r.question = q
+	}
 	o := r.observe()
 	r.timings.Observe = since(start)
 	r.window = o.window
@@ -89,13 +94,29 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 		"names": o.names, "topics": o.topics, "keywords": o.keywords,
 	}, 0, fmt.Sprintf("intent %s; hypotheses: the user's own %s statements%s", o.intent, o.intent, windowText(o.window)))
 
-	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), names: lowerAll(o.names), phrases: o.phrases}
+	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), broad: lowerAll(o.broad), names: lowerAll(o.names), phrases: o.phrases,
+		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh}
+	// Support weighs the question's content only: not the words that say
+	// what kind of answer it wants or when (askingWords).
+	rel.evidence = keyTerms(r.question, b.asking)
+	for _, ch := range contentChars(r.question, b.asking) {
+		if !slices.Contains(rel.evidence, ch) {
+			rel.evidence = append(rel.evidence, ch)
+		}
+	}
+	if in, ok := p.Intents[o.intent]; ok && o.intentHits > 0 {
+		rel.kind = lowerAll(in.Words())
+	}
+	for _, t := range o.topics {
+		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
+	}
 	// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
 	// hybrid is the fused ranking eval measures (agent.Hybrid), through
 	// the run's counted tools.
 	hybrid := func(ctx context.Context, query string, f queryapi.Filter) error {
 		hits, err := Hybrid(ctx, counted{r}, query, HybridOptions{
 			Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: f,
+			Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
 		})
 		if err != nil {
 			return err
@@ -284,6 +305,42 @@ func fuse(rankings ...weighted) []queryapi.Evidence {
 	return f.ranked()
 }
 
+// similar records the raw similarity of semantic hits on their candidates
+// (remembered by the same round).
+func (r *run) similar(hits []queryapi.Evidence) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sims == nil {
+		r.sims = make(map[string]float64)
+	}
+	for _, h := range hits {
+		r.sims[h.MessageID] = max(r.sims[h.MessageID], h.Score)
+	}
+}
+
+// support is how well a candidate bears out the question in absolute
+// terms (relevance.support), raised to stop.min_support when its raw
+// similarity reaches stop.min_similarity: not "near the best hit", since
+// the best hit of a question about something never said is no evidence.
+func (r *run) support(rel relevance, idf map[string]float64, c *candidate) float64 {
+	st := r.skill.Params.Stop
+	minimum := r.minSupport(rel)
+	s := rel.support(c.ev, idf, minimum)
+	if st.MinSimilarity > 0 && r.sims[c.ev.MessageID] >= st.MinSimilarity {
+		s = max(s, minimum)
+	}
+	return s
+}
+
+// minSupport is the support the run's question needs (stop.min_support,
+// or stop.min_support_zh for a Chinese question).
+func (r *run) minSupport(rel relevance) float64 {
+	if st := r.skill.Params.Stop; rel.zh && st.MinSupportZH > 0 {
+		return st.MinSupportZH
+	}
+	return r.skill.Params.Stop.MinSupport
+}
+
 // supported counts the candidates the relevance rules accept.
 func (r *run) supported(rel relevance, o observation) int {
 	return len(r.best(rel, o, 1<<30))
@@ -295,14 +352,27 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 	for _, c := range r.seen {
 		top = max(top, c.score)
 	}
+	st := r.skill.Params.Stop
+	if r.idf == nil || r.idfSeen != len(r.seen) {
+		r.idf, r.idfSeen = rel.idf(r.seen), len(r.seen) // seen only grows
+	}
+	idf := r.idf
 	var out []*candidate
 	for _, c := range r.seen {
-		if !r.inScope(c) || c.score < r.skill.Params.Stop.Relevance*top {
+		if !r.inScope(c) || c.score < st.Relevance*top {
 			continue
 		}
+		// A candidate shares enough of the question's key terms, or bears
+		// it out in absolute terms (content characters count there).
 		ov := rel.overlap(c.ev)
-		if ov < r.skill.Params.Stop.MinOverlap {
+		c.support = r.support(rel, idf, c)
+		// (Without content terms support says only "of the asked kind",
+		// which admits nothing by itself.)
+		if ov < st.MinOverlap && (r.minSupport(rel) == 0 || c.support < r.minSupport(rel) || len(rel.evidence) == 0) {
 			continue
+		}
+		if ov < st.MinOverlap {
+			ov = c.support // admitted by its support alone
 		}
 		// Rank by fused score and term overlap together: a direct match of
 		// the question's words outranks a hit that only scored on one ranking.

@@ -184,7 +184,7 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 	for _, o := range opts {
 		o(a)
 	}
-	a.offline = &offlineBrain{skill: skill}
+	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params)}
 	return a
 }
 

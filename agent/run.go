@@ -39,6 +39,7 @@ type candidate struct {
 	score   float64 // best fused score seen
 	rank    float64 // score relative to the best plus term overlap, set by best
 	round   int     // first round that found it
+	support float64 // absolute support, set by best (run.support)
 	context []queryapi.Evidence
 	flags   contextFlags
 }
@@ -72,6 +73,9 @@ type run struct {
 	toolsCalled int
 	considered  int
 	seen        map[string]*candidate
+	sims        map[string]float64 // best raw cosine similarity to the question, per message (guarded by mu)
+	idf         map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
+	idfSeen     int                // len(seen) when idf was computed
 	steps       []TraceStep
 	notes       []string
 	draft       draft

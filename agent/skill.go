@@ -49,11 +49,27 @@ type RunLimits struct {
 
 // StopRules decide relevance and when searching stops.
 type StopRules struct {
-	Relevance  float64 `yaml:"relevance"`
+	Relevance float64 `yaml:"relevance"`
+	// MinOverlap is the share of the question's key terms a message needs
+	// to be a candidate for citing.
 	MinOverlap float64 `yaml:"min_overlap"`
-	MinNew     int     `yaml:"min_new"`
-	Enough     int     `yaml:"enough"`
-	CiteRatio  float64 `yaml:"cite_ratio"`
+	// MinSupport is the absolute support (relevance.support: the
+	// idf-weighted share of the question's key terms) one of the kept
+	// messages needs for the question to be answered at all; else it
+	// answers no_evidence. Zero turns the check off.
+	MinSupport float64 `yaml:"min_support"`
+	// MinSupportZH replaces MinSupport for a question that is mostly
+	// Chinese: its evidence counts bigrams and single characters, so the
+	// same share means less than of English words.
+	MinSupportZH float64 `yaml:"min_support_zh"`
+	// MinSimilarity, when positive, also gives min_support to a message
+	// whose raw cosine similarity to the question reaches it. Fit it to
+	// the embedder: the built-in ones do not separate answers from
+	// look-alikes by cosine.
+	MinSimilarity float64 `yaml:"min_similarity"`
+	MinNew        int     `yaml:"min_new"`
+	Enough        int     `yaml:"enough"`
+	CiteRatio     float64 `yaml:"cite_ratio"`
 	// ThreadCiteRatio replaces CiteRatio for questions about a thread of
 	// events (decisions, progress), whose evidence is spread out.
 	ThreadCiteRatio float64 `yaml:"thread_cite_ratio"`
@@ -82,6 +98,10 @@ type Intent struct {
 type Lexicon struct {
 	ZH []string `yaml:"zh"`
 	EN []string `yaml:"en"`
+	// Generic are the words of a topic that name the topic as a whole
+	// (宠物, pet) rather than one of its members (猫, dog); they also
+	// belong in ZH or EN. Only topics use them (relevance.support).
+	Generic []string `yaml:"generic"`
 }
 
 // Words returns the Chinese and English words together.
@@ -193,8 +213,9 @@ func (p Params) validate() error {
 	if p.Stop.QuestionWeight < 0 || p.Stop.QuestionWeight > 1 {
 		errs = append(errs, errors.New("stop.question_weight must be in [0, 1]"))
 	}
-	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 {
-		errs = append(errs, errors.New("stop.relevance must be in (0, 1] and stop.min_overlap in [0, 1]"))
+	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 ||
+		p.Stop.MinSupport < 0 || p.Stop.MinSupport > 1 || p.Stop.MinSupportZH < 0 || p.Stop.MinSupportZH > 1 || p.Stop.MinSimilarity < 0 || p.Stop.MinSimilarity > 1 {
+		errs = append(errs, errors.New("stop.relevance must be in (0, 1], stop.min_overlap, stop.min_support(_zh) and stop.min_similarity in [0, 1]"))
 	}
 	if p.Weights.Contextual < 0 || p.Weights.Lexical < 0 || p.Weights.Semantic < 0 || p.Weights.Neighbor < 0 ||
 		p.Weights.Speaker < 0 || p.Weights.Date < 0 ||

@@ -3,6 +3,7 @@ package agent
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -13,7 +14,7 @@ import (
 )
 
 // stopChars carry no topic in a Chinese question.
-const stopChars = "的了是我你他她它在有和就不也都吗呢吧啊么什怎这那个们呀哦嗯还又被把给跟与及或很太更最"
+const stopChars = "的了是我你他她它在有和就不也都吗呢吧啊么什怎这那个们呀哦嗯还又被把给跟与及或很太更最哪谁"
 
 // keyTerms returns the question's content terms: English words (stop words
 // and fillers dropped, lightly stemmed) and Chinese bigrams of the runs left
@@ -25,7 +26,12 @@ func keyTerms(question string, filler Lexicon) []string {
 	}
 	fillerEN := map[string]bool{}
 	for _, f := range filler.EN {
-		fillerEN[strings.ToLower(f)] = true
+		f = strings.ToLower(f)
+		if strings.Contains(f, " ") {
+			lower = replaceWord(lower, f)
+			continue
+		}
+		fillerEN[f] = true
 	}
 	var out []string
 	add := func(t string) {
@@ -64,6 +70,70 @@ func keyTerms(question string, filler Lexicon) []string {
 	return out
 }
 
+// replaceWord blanks every occurrence of the phrase w in s that stands as
+// whole words.
+func replaceWord(s, w string) string {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return s
+		}
+		at := i + j
+		if boundary(s, at, true, w) && boundary(s, at+len(w), false, w) {
+			s = s[:at] + strings.Repeat(" ", len(w)) + s[at+len(w):]
+		}
+		i = at + len(w)
+	}
+}
+
+// askingWords are the words of a question that say what kind of answer it
+// wants or when, not what it is about: fillers, time signals, the intents'
+// words, the topics' generic words and the present-tense markers
+// ("这周我有什么安排", "上次那个项目进展怎么样"). The messages that answer
+// rarely contain them, so they are no terms of support.
+func askingWords(p Params) Lexicon {
+	out := Lexicon{ZH: slices.Clone(p.Markers["filler"].ZH), EN: slices.Clone(p.Markers["filler"].EN)}
+	add := func(l Lexicon) {
+		out.ZH = append(out.ZH, l.ZH...)
+		out.EN = append(out.EN, l.EN...)
+	}
+	for _, ts := range p.TimeSignals {
+		add(ts.Lexicon)
+	}
+	for _, name := range sortedKeys(p.Intents) {
+		add(p.Intents[name].Lexicon)
+	}
+	for _, name := range sortedKeys(p.Topics) {
+		for _, w := range p.Topics[name].Generic {
+			if isCJKRun(w) {
+				out.ZH = append(out.ZH, w)
+			} else {
+				out.EN = append(out.EN, w)
+			}
+		}
+	}
+	add(p.Markers["present"])
+	// Longer words first, so that 不吃 goes before 吃 and leaves nothing behind.
+	byLen := func(a, b string) int { return cmp.Compare(len(b), len(a)) }
+	slices.SortStableFunc(out.ZH, byLen)
+	slices.SortStableFunc(out.EN, byLen)
+	return out
+}
+
+// contentChars returns the Chinese content characters of a question: those
+// of keyTerms' runs, one by one.
+func contentChars(question string, asking Lexicon) []string {
+	var out []string
+	for _, t := range keyTerms(question, asking) {
+		for _, r := range t {
+			if isCJK(r) && !slices.Contains(out, string(r)) {
+				out = append(out, string(r))
+			}
+		}
+	}
+	return out
+}
+
 // stem trims common English suffixes so that "allergies" meets "allergic".
 func stem(w string) string {
 	for _, suf := range []string{"ies", "ing", "ed", "es", "ic", "y", "s"} {
@@ -78,8 +148,71 @@ func stem(w string) string {
 type relevance struct {
 	terms      []string
 	expansions []string
-	names      []string
-	phrases    []string
+	broad      []string // expansions that may stand for the question's topic (observation.broad)
+	// kind are the words of the question's intent and topics; they judge a
+	// question that has no content terms left ("我有什么忌口？") unless a
+	// time window already narrows it (windowed).
+	kind     []string
+	windowed bool
+	zh       bool // the question is mostly Chinese
+	// evidence are the terms support weighs: the key terms and, for
+	// Chinese, each content character, so that 睡眠 bears out 睡得 in part.
+	evidence []string
+	names    []string
+	phrases  []string
+}
+
+// idf weighs the question's key terms by how rarely they occur among the
+// messages the run has seen (BM25's idf, always positive): the words that
+// make a question specific weigh most, and a term no message contains
+// weighs most of all, so that a message sharing only the common words of
+// a question about something never said is not support.
+func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
+	n := float64(len(seen))
+	df := make(map[string]float64, len(rel.evidence))
+	for _, c := range seen {
+		text := strings.ToLower(c.ev.SenderName + " " + c.ev.Content)
+		for _, t := range rel.evidence {
+			if termIn(text, t) {
+				df[t]++
+			}
+		}
+	}
+	out := make(map[string]float64, len(rel.evidence))
+	for _, t := range rel.evidence {
+		out[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
+	}
+	return out
+}
+
+// support is how much of the question a message bears out, in absolute
+// terms: the idf-weighted share of the question's key terms it contains;
+// 1 for a quoted phrase of the question; at least credit when it contains
+// a word of a topic the question names as a whole (宠物 → 狗狗).
+func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit float64) float64 {
+	text := strings.ToLower(e.SenderName + " " + e.Content)
+	for _, ph := range rel.phrases {
+		if strings.Contains(text, strings.ToLower(ph)) {
+			return 1
+		}
+	}
+	if len(rel.evidence) == 0 {
+		return rel.generic(text)
+	}
+	var have, all float64
+	for _, t := range rel.evidence {
+		all += idf[t]
+		if termIn(text, t) {
+			have += idf[t]
+		}
+	}
+	s := have / max(all, 1e-9)
+	for _, x := range rel.broad {
+		if containsWord(text, x) {
+			return max(s, credit)
+		}
+	}
+	return s
 }
 
 // overlap is the share of the question's key terms a message contains, at
@@ -93,7 +226,7 @@ func (rel relevance) overlap(e queryapi.Evidence) float64 {
 		}
 	}
 	if len(rel.terms) == 0 {
-		return 0.5
+		return rel.generic(text)
 	}
 	n := 0
 	for _, t := range rel.terms {
@@ -108,6 +241,17 @@ func (rel relevance) overlap(e queryapi.Evidence) float64 {
 		}
 	}
 	return ov
+}
+
+// generic judges a message for a question without content terms ("我有什么
+// 忌口？", "这周我有什么安排？"): inside a time window, or without intent and
+// topic words, every message may answer (0.5); else one that has a word of
+// the question's intent or topics.
+func (rel relevance) generic(text string) float64 {
+	if rel.windowed || len(rel.kind) == 0 || countHits(text, rel.kind) > 0 {
+		return 0.5
+	}
+	return 0
 }
 
 // termIn matches a key term: a substring for Chinese, a word prefix for English.
@@ -235,6 +379,21 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		kept = append(kept, c)
 	}
 	slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
+	if o.present {
+		kept = r.latest(kept)
+	}
+	// Abstain unless some kept message bears out the question in absolute
+	// terms: a question about something never said still has a best hit.
+	if strongest, minimum := 0.0, r.minSupport(rel); len(kept) > 0 && minimum > 0 {
+		for _, c := range kept {
+			strongest = max(strongest, c.support)
+		}
+		if strongest < minimum {
+			r.note("no message bears out the question: searched %d messages%s, roles %s; best support %.2f < %.2f",
+				len(r.seen), windowText(r.window), cmpOr(r.role, "any"), strongest, minimum)
+			kept = nil
+		}
+	}
 	if len(kept) == 0 {
 		d.stopReason = StopNoEvidence
 		d.answer = noEvidenceAnswer(r.question)
@@ -244,8 +403,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// passed: precision matters as much as recall to a bot quoting evidence.
 	// A thread ("what did we decide about Atlas") is spread over several
 	// messages: cite more widely.
+	// So is a question without content terms, which asks for everything of
+	// a kind ("我有什么忌口？").
 	ratio := p.Stop.CiteRatio
-	if o.intent == "event" && o.intentHits > 0 {
+	if o.intent == "event" && o.intentHits > 0 || len(rel.evidence) == 0 {
 		ratio = p.Stop.ThreadCiteRatio
 	}
 	cut := len(kept)
@@ -323,6 +484,43 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		d.stopReason = StopEnough
 	}
 	return d
+}
+
+// latest keeps, for a question about the present, the latest statement on
+// each subject: an earlier statement of the same speaker on the same
+// subject (one topic lexicon, or a shared content term) is superseded when
+// the later one announces a change or turns its polarity ("改喝绿茶" after
+// "每天喝两杯美式"). The superseded one is not cited, since it is no
+// longer true; a note names it. The latest statement of a subject moves
+// up to the rank of the best one it supersedes.
+func (r *run) latest(kept []*candidate) []*candidate {
+	filler := r.skill.Params.Markers["filler"]
+	gone := map[*candidate]bool{}
+	for _, a := range kept {
+		for _, b := range kept {
+			if a == b || gone[a] || gone[b] || !b.ev.CreatedAt.After(a.ev.CreatedAt) ||
+				a.ev.Role != b.ev.Role || a.ev.SenderName != b.ev.SenderName {
+				continue
+			}
+			ta := r.topicOf(a.ev.Content)
+			same := ta != "" && ta == r.topicOf(b.ev.Content) || shareTerms(a.ev.Content, b.ev.Content, filler)
+			if !same || (negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change) {
+				continue
+			}
+			gone[a] = true
+			b.rank = max(b.rank, a.rank)
+			r.note("set aside %s (%s): superseded by %s (%s), the question asks about now",
+				a.ev.MessageID, a.ev.CreatedAt.Format("2006-01-02"), b.ev.MessageID, b.ev.CreatedAt.Format("2006-01-02"))
+		}
+	}
+	out := kept[:0:0]
+	for _, c := range kept {
+		if !gone[c] {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
+	return out
 }
 
 func items2[T any](in []T, f func(T) (Item, bool)) []Item {

@@ -55,6 +55,9 @@ type RunnerReport struct {
 	// BySplit summarises each half (SplitTune, SplitReport): tune rules on
 	// the tune half, report them on the report half.
 	BySplit map[string]Scores `json:"by_split,omitempty"`
+	// ByLanguage summarises each question language (LangZH, LangEN,
+	// LangMixed) over all cases ("all") and over each half.
+	ByLanguage map[string]map[string]Scores `json:"by_language,omitempty"`
 	// Agent is set for a runner that answers with a memory view (the
 	// recall agent); report.md shows it in the agent table.
 	Agent bool `json:"agent,omitempty"`
@@ -73,6 +76,8 @@ type CaseResult struct {
 	ID       string `json:"id"`
 	Category string `json:"category"`
 	Split    string `json:"split,omitempty"`
+	// Language is the question's script (Language).
+	Language string `json:"language,omitempty"`
 	// Ranked are the returned message ids, best first, without repeats.
 	Ranked []string `json:"ranked"`
 	// NoEvidence is set when the runner found nothing.
@@ -95,14 +100,21 @@ func newReport(runners []Runner, depth int, embedder string) *Report {
 
 // summarize builds a runner's report from its case results.
 func summarize(results []CaseResult, cases []Case, depth int) *RunnerReport {
-	rr := &RunnerReport{ByCategory: make(map[string]Scores), BySplit: make(map[string]Scores)}
+	rr := &RunnerReport{ByCategory: make(map[string]Scores), BySplit: make(map[string]Scores), ByLanguage: make(map[string]map[string]Scores)}
 	var withGold, without []CaseResult
 	var goldCases, emptyCases []Case
 	byCat := make(map[string][]int)
 	bySplit := make(map[string][]int)
+	byLang := make(map[[2]string][]int)
 	for i, r := range results {
 		if cases[i].Split != "" {
 			bySplit[cases[i].Split] = append(bySplit[cases[i].Split], i)
+		}
+		lang := Language(cases[i].Question)
+		for _, half := range []string{"all", cases[i].Split} {
+			if half != "" {
+				byLang[[2]string{half, lang}] = append(byLang[[2]string{half, lang}], i)
+			}
 		}
 		if cases[i].NoEvidence() {
 			without, emptyCases = append(without, r), append(emptyCases, cases[i])
@@ -136,6 +148,16 @@ func summarize(results []CaseResult, cases []Case, depth int) *RunnerReport {
 			rs[j], cs[j] = results[i], cases[i]
 		}
 		rr.BySplit[half] = aggregate(rs, cs)
+	}
+	for key, idx := range byLang {
+		rs, cs := make([]CaseResult, len(idx)), make([]Case, len(idx))
+		for j, i := range idx {
+			rs[j], cs[j] = results[i], cases[i]
+		}
+		if rr.ByLanguage[key[0]] == nil {
+			rr.ByLanguage[key[0]] = make(map[string]Scores)
+		}
+		rr.ByLanguage[key[0]][key[1]] = aggregate(rs, cs)
 	}
 	rr.RecallCurve = recallCurve(withGold, goldCases, depth)
 	rr.Cases = results
@@ -231,6 +253,7 @@ func (r *Report) Markdown() []byte {
 		r.overallTable(&b, s.Runners)
 		r.agentTable(&b, s.Runners)
 		r.splitTable(&b, s.Runners)
+		r.languageTable(&b, s.Runners)
 		if len(r.Suites) > 1 {
 			fmt.Fprintf(&b, "![recall@k on %s](%s%s.svg)\n\n", s.Key, suitePlotBase, s.Key)
 		}
@@ -344,6 +367,33 @@ func (r *Report) splitTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
 				fmt.Fprintf(b, " %s |", formatMetric(c, sc))
 			}
 			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+}
+
+// languageTable shows each runner by question language (zh, en, mixed)
+// on all cases and on each half; nothing when a suite has one language.
+func (r *Report) languageTable(b *bytes.Buffer, runners map[string]*RunnerReport) {
+	all := runners[r.RunnerOrder[0]].ByLanguage["all"]
+	if len(all) < 2 {
+		return
+	}
+	fmt.Fprintf(b, "By question language (zh: Han characters only; en: no Han characters; mixed: both).\n\n")
+	fmt.Fprintf(b, "| runner | half | language | %s |\n|---|---|---|%s\n", strings.Join(splitColumns, " | "), strings.Repeat("---:|", len(splitColumns)))
+	for _, name := range r.RunnerOrder {
+		for _, half := range append([]string{"all"}, Splits()...) {
+			for _, lang := range Languages() {
+				sc, ok := runners[name].ByLanguage[half][lang]
+				if !ok {
+					continue
+				}
+				fmt.Fprintf(b, "| %s | %s | %s |", name, half, lang)
+				for _, c := range splitColumns {
+					fmt.Fprintf(b, " %s |", formatMetric(c, sc))
+				}
+				b.WriteString("\n")
+			}
 		}
 	}
 	b.WriteString("\n")

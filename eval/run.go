@@ -225,7 +225,7 @@ func ask(ctx context.Context, svc *queryapi.Service, s *Suite, runners []Runner,
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			cr := CaseResult{ID: c.ID, Category: c.Category, Split: c.Split, LatencyMS: float64(elapsed.Microseconds()) / 1000}
+			cr := CaseResult{ID: c.ID, Category: c.Category, Split: c.Split, Language: Language(c.Question), LatencyMS: float64(elapsed.Microseconds()) / 1000}
 			if err != nil {
 				log.Warn("runner failed on case", "runner", r.Name(), "case", c.ID, "err", err)
 				cr.Error = err.Error()

@@ -84,6 +84,11 @@ func TestRunWritesReports(t *testing.T) {
 		if _, ok := get("runners", r, "by_category", "adversarial", "abstain_rate").(float64); !ok {
 			t.Errorf("runners.%s.by_category.adversarial.abstain_rate missing", r)
 		}
+		for _, lang := range []string{LangZH, LangEN} {
+			if _, ok := get("runners", r, "by_language", "all", lang, "cases").(float64); !ok {
+				t.Errorf("runners.%s.by_language.all.%s missing", r, lang)
+			}
+		}
 		if _, ok := get("runners", r, "no_evidence", "abstain_rate").(float64); !ok {
 			t.Errorf("runners.%s.no_evidence.abstain_rate missing", r)
 		}
@@ -98,7 +103,7 @@ func TestRunWritesReports(t *testing.T) {
 		t.Fatalf("ok suite has %d hybrid cases, want 6", len(cases))
 	}
 	c0 := cases[0].(map[string]any)
-	if c0["id"] != "pref-zh" || len(c0["ranked"].([]any)) == 0 {
+	if c0["id"] != "pref-zh" || c0["language"] != LangZH || len(c0["ranked"].([]any)) == 0 {
 		t.Errorf("first case = %v", c0)
 	}
 
@@ -111,6 +116,7 @@ func TestRunWritesReports(t *testing.T) {
 		"| runner | cases | recall@1 | recall@5 | recall@10 | recall@25 | ndcg@10 | mrr |",
 		"### recall@10 by category", "| category | cases | lexical | semantic | hybrid |",
 		"### Should find nothing: abstain rate", "| adversarial | 1 |", "1 multi-hop, 2 temporal",
+		"By question language", "| hybrid | all | zh |", "| hybrid | all | en |",
 	} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("report.md lacks %q", w)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/recalld/recalld/storage"
 )
@@ -127,6 +128,38 @@ func SplitOf(id string) string {
 		return SplitTune
 	}
 	return SplitReport
+}
+
+// Question languages (Language), by the script of the question.
+const (
+	LangZH    = "zh"
+	LangEN    = "en"
+	LangMixed = "mixed"
+)
+
+// Languages lists the question languages in report order.
+func Languages() []string { return []string{LangZH, LangEN, LangMixed} }
+
+// Language names the script of a question: zh when it has Han characters
+// and no Latin letters, en when it has no Han characters, mixed when it has
+// both ("Kite 上线时间后来改了吗？").
+func Language(question string) string {
+	han, latin := false, false
+	for _, r := range question {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			han = true
+		case r < 0x250 && unicode.IsLetter(r):
+			latin = true
+		}
+	}
+	switch {
+	case !han:
+		return LangEN
+	case latin:
+		return LangMixed
+	}
+	return LangZH
 }
 
 // NoEvidence reports whether the case should find nothing.

@@ -155,3 +155,18 @@ func TestSplit(t *testing.T) {
 		t.Errorf("split train: got %v, want ErrInvalidSuite", err)
 	}
 }
+
+func TestLanguage(t *testing.T) {
+	for _, tc := range []struct{ q, want string }{
+		{"我现在住在哪个城市？", LangZH},
+		{"我最近 3 天说了什么？", LangZH},
+		{"Where do I live now?", LangEN},
+		{"Kite 上线时间后来改了吗？", LangMixed},
+		{"Café déjà vu?", LangEN},
+		{"", LangEN},
+	} {
+		if got := Language(tc.q); got != tc.want {
+			t.Errorf("Language(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}

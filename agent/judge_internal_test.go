@@ -1,0 +1,152 @@
+package agent
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
+)
+
+func TestRealQuestion(t *testing.T) {
+	turn := Lexicon{ZH: []string{"真正想问的是", "我想问的是"}, EN: []string{"my real question is"}}
+	for _, tc := range []struct {
+		q, want string
+		ok      bool
+	}{
+		{"刚才聊了半天搬家，累死了。不好意思，我真正想问的是：我现在住哪？", "我现在住哪？", true},
+		{"Long day, sorry for rambling. My real question is: where do I live?", "where do I live?", true},
+		{"我住哪？", "我住哪？", false},
+		{"我真正想问的是：", "我真正想问的是：", false}, // nothing after the marker
+	} {
+		got, ok := realQuestion(tc.q, turn)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("realQuestion(%q) = %q, %v; want %q, %v", tc.q, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestPresentTense(t *testing.T) {
+	present := Lexicon{ZH: []string{"现在", "目前"}, EN: []string{"now", "still"}}
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{
+		{"我现在住哪？", true},
+		{"我还抽烟吗？", true},
+		{"你还记得我住哪吗？", false},
+		{"我是喝咖啡还是喝茶？", false},
+		{"do i still smoke?", true},
+		{"where did i live?", false},
+	} {
+		if got := presentTense(tc.q, present); got != tc.want {
+			t.Errorf("presentTense(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestDialogue(t *testing.T) {
+	u := func(name string) queryapi.Evidence { return queryapi.Evidence{Role: "user", SenderName: name} }
+	bot := queryapi.Evidence{Role: "assistant", SenderName: "Bot"}
+	for _, tc := range []struct {
+		name string
+		hits [][]queryapi.Evidence
+		want bool
+	}{
+		{"two people", [][]queryapi.Evidence{{u("Caroline")}, {u("Melanie"), u("Caroline")}}, true},
+		{"one person", [][]queryapi.Evidence{{u("Nina"), u("Nina")}}, false},
+		{"a bot chat", [][]queryapi.Evidence{{u("Nina"), bot, u("Tom")}}, false},
+		{"no names", [][]queryapi.Evidence{{u(""), u("")}}, false},
+		{"nothing", nil, false},
+	} {
+		if got := Dialogue(tc.hits...); got != tc.want {
+			t.Errorf("%s: Dialogue = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSupportIDF: a message sharing only the common word of a question
+// about something never said gets little support; one with the specific
+// word gets most of it.
+func TestSupportIDF(t *testing.T) {
+	msg := func(id, text string) *candidate {
+		return &candidate{ev: queryapi.Evidence{MessageID: id, Role: "user", Content: text}}
+	}
+	seen := map[string]*candidate{
+		"a": msg("a", "我海鲜过敏，吃虾会起疹子"),
+		"b": msg("b", "我朋友花生过敏"),
+		"c": msg("c", "今年春天花粉特别多，出门戴口罩"),
+		"d": msg("d", "周末去爬山了"),
+	}
+	rel := relevance{terms: []string{"花粉", "过敏"}, evidence: []string{"花粉", "过敏", "花", "粉", "过", "敏"}}
+	idf := rel.idf(seen)
+	if idf["花粉"] <= idf["过敏"] {
+		t.Errorf("idf 花粉 %v ≤ idf 过敏 %v: the rarer term must weigh more", idf["花粉"], idf["过敏"])
+	}
+	sa, sc, sd := rel.support(seen["a"].ev, idf, 0), rel.support(seen["c"].ev, idf, 0), rel.support(seen["d"].ev, idf, 0)
+	if !(sc > sa && sa > sd) || sd != 0 {
+		t.Errorf("support: 花粉 message %.2f, 过敏 message %.2f, unrelated %.2f; want 花粉 > 过敏 > unrelated = 0", sc, sa, sd)
+	}
+	// A topic named as a whole (宠物) lends its members (狗狗) credit; a
+	// member of a topic (猫) lends the others nothing.
+	whole := relevance{terms: []string{"家"}, evidence: []string{"家"}, broad: []string{"狗"}}
+	if s := whole.support(queryapi.Evidence{Content: "我家狗狗两岁了"}, whole.idf(seen), 0.3); s < 0.3 {
+		t.Errorf("宠物 against 狗狗: support %v, want at least the credit 0.3", s)
+	}
+	member := relevance{terms: []string{"猫叫"}, evidence: []string{"猫叫", "猫", "叫"}}
+	if s := member.support(queryapi.Evidence{Content: "我家狗狗两岁了"}, member.idf(seen), 0.3); s != 0 {
+		t.Errorf("猫 against 狗狗: support %v, want 0", s)
+	}
+}
+
+// TestHybridPriorsNeedDialogue: in a user's chat with a bot the speaker
+// prior is off and contextual BM25 gives way to plain BM25, so the ranking
+// equals the plain one; in a dialogue of named people both apply.
+func TestHybridPriorsNeedDialogue(t *testing.T) {
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Minute) }
+	botChat := []storage.Message{
+		{ID: "b1", Role: "user", ConversationID: "p", SenderName: "Nina", CreatedAt: at(0), Content: "I moved to Leeds last year"},
+		{ID: "b2", Role: "assistant", ConversationID: "p", SenderName: "Bot", CreatedAt: at(1), Content: "Leeds is lovely. How is the new flat?"},
+		{ID: "b3", Role: "user", ConversationID: "p", SenderName: "Nina", CreatedAt: at(2), Content: "the flat is small but close to the hospital"},
+		{ID: "b4", Role: "user", ConversationID: "p", SenderName: "Nina", CreatedAt: at(3), Content: "my sister lives in Leeds too"},
+	}
+	tools := mustTools(t, botChat)
+	q := "Where does Nina live, Leeds?"
+	prior, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Contextual: 1, Speaker: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Lexical: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(scores(plain), scores(prior), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("bot chat: contextual + speaker prior differ from plain BM25 (-plain +got):\n%s", diff)
+	}
+
+	dialogue := chat("d", 0,
+		[2]string{"Ann", "Where did you move last year?"},
+		[2]string{"Bob", "To Leeds, near the hospital"},
+		[2]string{"Ann", "Leeds! My cousin lives there"},
+	)
+	tools = mustTools(t, dialogue)
+	q = "Where did Bob move?"
+	with, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Contextual: 1, Speaker: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Contextual: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range with {
+		for _, o := range without {
+			if w.MessageID == o.MessageID && w.SenderName == "Bob" && w.Score != 3*o.Score {
+				t.Errorf("dialogue: %s scored %v, want 3 × %v (the speaker prior)", w.MessageID, w.Score, o.Score)
+			}
+		}
+	}
+}

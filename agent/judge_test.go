@@ -1,0 +1,97 @@
+package agent_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
+)
+
+// judgeService stores one user's private chat with a bot (and a brother's
+// driving licence, a passport photo: look-alikes of things never said).
+func judgeService(t *testing.T) *queryapi.Service {
+	t.Helper()
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 20, 0, 0, 0, time.UTC) }
+	user := func(id string, at time.Time, text string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: "42", SenderName: "小林", ConversationID: "p", CreatedAt: at, Content: text}
+	}
+	msgs := []storage.Message{
+		user("m1", day(3, 1), "我最近在办护照，拍了护照照片，白底的那种"),
+		user("m2", day(3, 2), "我弟弟上周考到驾照了，科目三一次过"),
+		user("m3", day(3, 3), "对了我海鲜过敏，尤其是虾，吃了会起疹子"),
+		{ID: "m4", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(3, 3).Add(time.Minute),
+			Content: "记住了，你对海鲜过敏。"},
+		user("m5", day(3, 10), "我每天早上喝两杯美式咖啡，不加糖"),
+		user("m6", day(4, 20), "最近开始戒咖啡了，早上改喝绿茶"),
+		user("m7", day(4, 22), "我养了一只橘猫，叫馒头，三岁了"),
+	}
+	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return queryapi.New(s)
+}
+
+// TestOfflineJudgement holds the offline brain to absolute support (a
+// question about something never said answers no_evidence even though
+// messages share its characters), to recency for questions about now, and
+// to searching the real question after a long preamble.
+func TestOfflineJudgement(t *testing.T) {
+	a := agent.New(judgeService(t), mustSkill(t))
+	for _, tc := range []struct {
+		name, question   string
+		cited, forbidden []string
+		noEvidence       bool
+		note             string // a note the limits must carry
+	}{
+		{name: "licence look-alike", question: "我有驾照吗？", noEvidence: true, forbidden: []string{"m1", "m2"}},
+		{name: "allergy never said", question: "我对花粉过敏吗？", noEvidence: true, forbidden: []string{"m3", "m4"}, note: "no message bears out the question: searched"},
+		{name: "allergy said", question: "我对什么过敏？", cited: []string{"m3"}},
+		{name: "present tense", question: "我现在早上喝什么？", cited: []string{"m6"}, forbidden: []string{"m5"}, note: "superseded by m6"},
+		{name: "past without present marker", question: "我以前早上喝什么咖啡？", cited: []string{"m5"}},
+		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
+			cited: []string{"m7"}, note: "after the preamble"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := a.Recall(t.Context(), "qq:42", agent.Request{Question: tc.question,
+				Context: agent.RequestContext{Now: "2026-05-01T12:00:00Z"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cited []string
+			for _, e := range resp.Evidence {
+				cited = append(cited, e.MessageID)
+			}
+			if got := resp.Limits.StopReason == agent.StopNoEvidence; got != tc.noEvidence {
+				t.Errorf("no_evidence = %v, want %v; cited %v; notes %v", got, tc.noEvidence, cited, resp.Limits.Notes)
+			}
+			if tc.noEvidence && len(cited) > 0 {
+				t.Errorf("no_evidence cites %v", cited)
+			}
+			for _, id := range tc.cited {
+				if !slices.Contains(cited, id) {
+					t.Errorf("%s not cited; cited %v; notes %v", id, cited, resp.Limits.Notes)
+				}
+			}
+			for _, id := range tc.forbidden {
+				if slices.Contains(cited, id) {
+					t.Errorf("%s cited; cited %v", id, cited)
+				}
+			}
+			if tc.note != "" && !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("no note with %q: %v", tc.note, resp.Limits.Notes)
+			}
+		})
+	}
+}
