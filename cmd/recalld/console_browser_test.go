@@ -185,7 +185,7 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	run("find the user",
 		chromedp.SetValue(`#user-search`, "qq:1", chromedp.ByQuery),
-		chromedp.Submit(`#user-search`, chromedp.ByQuery),
+		chromedp.Click(`#user-search-go`, chromedp.ByQuery),
 		// The list reloads: the other users gone and this one back.
 		chromedp.WaitNotPresent(`//a[contains(@class,"user-link") and text()="qq:20002"]`, chromedp.BySearch),
 		chromedp.WaitVisible(`//a[contains(@class,"user-link") and text()="`+user+`"]`, chromedp.BySearch),

@@ -336,7 +336,7 @@ async function renderUsers(main) {
     h('button', { type: 'button', class: 'link', onclick: () => { state.usersFilter = ''; route(); } }, t('users.clear'))) : null;
   main.append(h('h1', null, t('users.title')),
     h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); state.usersPrefix = input.value.trim(); load(''); } },
-      input, h('button', { type: 'submit', class: 'primary' }, t('msg.go'))), filterNote || '', list);
+      input, h('button', { type: 'submit', class: 'primary', id: 'user-search-go' }, t('msg.go'))), filterNote || '', list);
   const table = h('table', { id: 'users-table' }, h('thead', null, h('tr', null,
     h('th', null, t('users.id')), h('th', { class: 'num' }, t('users.messages')), h('th', { class: 'num' }, t('users.events')),
     h('th', { class: 'num' }, t('users.profiles')), h('th', { class: 'num' }, t('users.memos')), h('th', { class: 'num' }, t('users.memories')),
