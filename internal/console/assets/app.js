@@ -418,7 +418,7 @@ function messageRow(user, m, query, onDeleted) {
 
 function messageTable(id) {
   const tbody = h('tbody');
-  const table = h('table', { id }, h('thead', null, h('tr', null, h('th', null, t('msg.time')), h('th', null, t('msg.role')), h('th', null, t('msg.sender')),
+  const table = h('table', { id, class: 'msgs' }, h('thead', null, h('tr', null, h('th', null, t('msg.time')), h('th', null, t('msg.role')), h('th', null, t('msg.sender')),
     h('th', null, t('msg.conversation')), h('th', null, t('msg.text')), h('th', { class: 'num' }, t('msg.score')), h('th'))), tbody);
   return { table: h('div', { class: 'scroll' }, table), tbody };
 }
