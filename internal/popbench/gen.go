@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recalld/recalld/internal/synthchat"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -19,24 +20,8 @@ var topicWords = strings.Fields(`coffee project atlas budget meeting friday spic
 	deadline review design launch weekend movie dinner sister doctor gym running book guitar paris
 	火锅 辣 会议 周末 项目 咖啡 电影 晚饭 医生 跑步 吉他 旅行 预算 设计 上线 妹妹 北京 上海 喜欢 不吃`)
 
-// vocabulary is topicWords among 5,000 made-up words, by frequency rank:
-// chat vocabulary is Zipf-distributed, so a uniform draw from a few dozen
-// words would make every query term a stop word.
-var vocabulary = func() []string {
-	syl := strings.Fields("ka lo mi ne su ta ri po ve da zu bi ho fe ga")
-	var out []string
-	for i := 0; len(out) < 5000; i++ {
-		w := syl[i%15] + syl[(i/15)%15] + syl[(i/225)%15]
-		if i >= 3375 {
-			w += "n"
-		}
-		out = append(out, w)
-		if len(out) >= 40 && len(out) < 40+2*len(topicWords) && len(out)%2 == 0 {
-			out = append(out, topicWords[(len(out)-40)/2])
-		}
-	}
-	return out
-}()
+// vocabulary is topicWords among made-up words (synthchat.Vocabulary).
+var vocabulary = synthchat.Vocabulary(topicWords)
 
 // generator makes synthetic chat turns of 8-20 words.
 type generator struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recalld/recalld/internal/synthchat"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -23,25 +24,8 @@ var benchWords = strings.Fields(`coffee project atlas budget meeting friday spic
 // T0 is the time of the first synthetic message.
 var T0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// vocabulary is benchWords among 5000 made-up words, in frequency rank
-// order: chat vocabulary is Zipf-distributed, so a uniform draw from a few
-// dozen words (every word in a quarter of all messages) would make every
-// query term a stop word.
-var vocabulary = func() []string {
-	syl := strings.Fields("ka lo mi ne su ta ri po ve da zu bi ho fe ga")
-	var out []string
-	for i := 0; len(out) < 5000; i++ {
-		w := syl[i%15] + syl[(i/15)%15] + syl[(i/225)%15]
-		if i >= 3375 {
-			w += "n"
-		}
-		out = append(out, w)
-		if len(out) >= 40 && len(out) < 40+2*len(benchWords) && len(out)%2 == 0 {
-			out = append(out, benchWords[(len(out)-40)/2])
-		}
-	}
-	return out
-}()
+// vocabulary is benchWords among made-up words (synthchat.Vocabulary).
+var vocabulary = synthchat.Vocabulary(benchWords)
 
 // Messages makes n synthetic chat turns of 8-20 words drawn from a Zipf
 // distribution over vocabulary.
