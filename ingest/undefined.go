@@ -9,6 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -445,4 +448,52 @@ func (q *Queue) Import(ctx context.Context, user string, t TurnEnd) (Receipt, er
 		return Receipt{}, err
 	}
 	return Receipt{Queued: false, Duplicate: !created, Reason: "memo only: stored without a job"}, nil
+}
+
+// ReadUndefinedPaths reads the Undefined files at paths (see ReadUndefined):
+// a directory stands for the *.json files in it (a queue directory), in
+// name order. A record without a time of its own is dated opt.DefaultTime,
+// or, when that is zero, its file's modification time.
+func ReadUndefinedPaths(paths []string, opt LegacyOptions) ([]LegacyTurn, error) {
+	var files []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(p, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(matches) == 0 {
+			return nil, fmt.Errorf("%s: no *.json files", p)
+		}
+		slices.Sort(matches)
+		files = append(files, matches...)
+	}
+	var turns []LegacyTurn
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		o := opt
+		if o.DefaultTime.IsZero() {
+			st, err := os.Stat(f)
+			if err != nil {
+				return nil, err
+			}
+			o.DefaultTime = st.ModTime()
+		}
+		ts, err := ReadUndefined(data, f, o)
+		if err != nil {
+			return nil, err
+		}
+		turns = append(turns, ts...)
+	}
+	return turns, nil
 }

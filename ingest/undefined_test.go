@@ -2,6 +2,9 @@ package ingest_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,5 +198,52 @@ func TestImportTurns(t *testing.T) {
 	}
 	if _, err := q.Import(ctx, "u1", ingest.TurnEnd{Memo: "no key"}); !errors.Is(err, ingest.ErrInvalidTurn) {
 		t.Fatalf("no request id: %v", err)
+	}
+}
+
+func TestReadUndefinedPaths(t *testing.T) {
+	dir := t.TempDir()
+	queue := filepath.Join(dir, "queue")
+	if err := os.Mkdir(queue, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	job := func(obs string) string {
+		return `{"observations": ["` + obs + `"], "sender_id": "1", "request_type": "private", "timestamp_utc": "2026-03-01T10:00:00Z"}`
+	}
+	for name, body := range map[string]string{"b.json": job("second"), "a.json": job("first"), "notes.txt": "not json"} {
+		if err := os.WriteFile(filepath.Join(queue, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summaries := filepath.Join(dir, "end_summaries.json")
+	if err := os.WriteFile(summaries, []byte(`["a bare summary"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2026, 2, 1, 8, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(summaries, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+
+	turns, err := ingest.ReadUndefinedPaths([]string{queue, summaries}, ingest.LegacyOptions{Location: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, lt := range turns {
+		if lt.Err != nil {
+			t.Fatalf("%s: %v", lt.Source, lt.Err)
+		}
+		got = append(got, strings.Join(lt.Turn.Observations, "")+lt.Turn.Memo)
+	}
+	// The directory's *.json in name order, then the file; the bare summary
+	// is dated by its file's modification time.
+	if want := []string{"first", "second", "a bare summary"}; !slices.Equal(got, want) {
+		t.Fatalf("turns %q, want %q", got, want)
+	}
+	if ts := turns[2].Turn.Timestamp; !ts.Equal(mtime) {
+		t.Errorf("bare summary dated %v, want the file's time %v", ts, mtime)
+	}
+	if _, err := ingest.ReadUndefinedPaths([]string{t.TempDir()}, ingest.LegacyOptions{}); err == nil {
+		t.Error("a directory without *.json files was accepted")
 	}
 }

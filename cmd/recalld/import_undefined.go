@@ -5,9 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -82,30 +79,9 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	if err != nil {
 		return fmt.Errorf("-tz: %w", err)
 	}
-	files, err := undefinedFiles(rest)
+	turns, err := ingest.ReadUndefinedPaths(rest, ingest.LegacyOptions{DefaultTime: defaultAt, Location: loc})
 	if err != nil {
 		return err
-	}
-
-	var turns []ingest.LegacyTurn
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		opt := ingest.LegacyOptions{DefaultTime: defaultAt, Location: loc}
-		if opt.DefaultTime.IsZero() {
-			st, err := os.Stat(f)
-			if err != nil {
-				return err
-			}
-			opt.DefaultTime = st.ModTime()
-		}
-		ts, err := ingest.ReadUndefined(data, f, opt)
-		if err != nil {
-			return err
-		}
-		turns = append(turns, ts...)
 	}
 	turns, merged := ingest.MergeUndefined(turns)
 
@@ -162,30 +138,4 @@ func importErrorText(err error) string {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
 	return msg
-}
-
-// undefinedFiles expands the arguments: a directory stands for the *.json
-// files in it (a queue directory of Undefined), in name order.
-func undefinedFiles(args []string) ([]string, error) {
-	var out []string
-	for _, arg := range args {
-		st, err := os.Stat(arg)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			out = append(out, arg)
-			continue
-		}
-		matches, err := filepath.Glob(filepath.Join(arg, "*.json"))
-		if err != nil {
-			return nil, err
-		}
-		slices.Sort(matches)
-		if len(matches) == 0 {
-			return nil, fmt.Errorf("%s: no *.json files", arg)
-		}
-		out = append(out, matches...)
-	}
-	return out, nil
 }
