@@ -2,10 +2,6 @@ package agent_test
 
 import (
 	"fmt"
-	"os"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -24,31 +20,11 @@ func BenchmarkRecall(b *testing.B) {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			a := agent.New(queryapitest.Seeded(b, n), mustSkill(b))
 			now := queryapitest.T0.Add(time.Duration(n) * time.Second).Format(time.RFC3339)
-			var d []time.Duration
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				if _, err := a.Recall(b.Context(), queryapitest.User, agent.Request{Question: questions[i%len(questions)], Context: agent.RequestContext{Now: now}}); err != nil {
-					b.Fatal(err)
-				}
-				d = append(d, time.Since(start))
-				i++
-			}
-			slices.Sort(d)
-			b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
-			// The process's resident memory after serving: anonymous (Go
-			// heap, SQLite caches) and file-backed (mmapped Bleve segments
-			// and recalld.db), in MB, on Linux.
-			if st, err := os.ReadFile("/proc/self/status"); err == nil {
-				for _, l := range strings.Split(string(st), "\n") {
-					if f := strings.Fields(l); len(f) == 3 && (f[0] == "RssAnon:" || f[0] == "RssFile:" || f[0] == "VmHWM:") {
-						if kb, err := strconv.Atoi(f[1]); err == nil {
-							b.ReportMetric(float64(kb)/1024, strings.TrimSuffix(f[0], ":")+"-MB")
-						}
-					}
-				}
-			}
+			queryapitest.LoopP95(b, func(i int) error {
+				_, err := a.Recall(b.Context(), queryapitest.User, agent.Request{Question: questions[i%len(questions)], Context: agent.RequestContext{Now: now}})
+				return err
+			})
+			queryapitest.ReportRSS(b) // after serving
 		})
 	}
 }
@@ -74,31 +50,11 @@ func BenchmarkRecallTenants(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			now := tc.now.Format(time.RFC3339)
-			var d []time.Duration
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				start := time.Now()
-				if _, err := a.Recall(b.Context(), tc.user(i), agent.Request{Question: questions[i%len(questions)], Context: agent.RequestContext{Now: now}}); err != nil {
-					b.Fatal(err)
-				}
-				d = append(d, time.Since(start))
-				i++
-			}
-			slices.Sort(d)
-			b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
-			// The process's resident memory after serving: anonymous (Go
-			// heap, SQLite caches) and file-backed (mmapped Bleve segments
-			// and recalld.db), in MB, on Linux.
-			if st, err := os.ReadFile("/proc/self/status"); err == nil {
-				for _, l := range strings.Split(string(st), "\n") {
-					if f := strings.Fields(l); len(f) == 3 && (f[0] == "RssAnon:" || f[0] == "RssFile:" || f[0] == "VmHWM:") {
-						if kb, err := strconv.Atoi(f[1]); err == nil {
-							b.ReportMetric(float64(kb)/1024, strings.TrimSuffix(f[0], ":")+"-MB")
-						}
-					}
-				}
-			}
+			queryapitest.LoopP95(b, func(i int) error {
+				_, err := a.Recall(b.Context(), tc.user(i), agent.Request{Question: questions[i%len(questions)], Context: agent.RequestContext{Now: now}})
+				return err
+			})
+			queryapitest.ReportRSS(b) // after serving
 		})
 	}
 }

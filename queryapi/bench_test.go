@@ -2,7 +2,6 @@ package queryapi_test
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
@@ -23,19 +22,7 @@ func BenchmarkTools(b *testing.B) {
 			ctx := b.Context()
 			bench := func(name string, fn func(i int) error) {
 				b.Run(name, func(b *testing.B) {
-					var d []time.Duration
-					b.ReportAllocs()
-					i := 0
-					for b.Loop() {
-						start := time.Now()
-						if err := fn(i); err != nil {
-							b.Fatal(err)
-						}
-						d = append(d, time.Since(start))
-						i++
-					}
-					slices.Sort(d)
-					b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
+					queryapitest.LoopP95(b, fn)
 				})
 			}
 			since := func(i int) string {
@@ -92,19 +79,7 @@ func BenchmarkToolsTenants(b *testing.B) {
 		ctx := b.Context()
 		bench := func(name string, fn func(i int) error) {
 			b.Run(tc.name+"/"+name, func(b *testing.B) {
-				var d []time.Duration
-				b.ReportAllocs()
-				i := 0
-				for b.Loop() {
-					start := time.Now()
-					if err := fn(i); err != nil {
-						b.Fatal(err)
-					}
-					d = append(d, time.Since(start))
-					i++
-				}
-				slices.Sort(d)
-				b.ReportMetric(float64(d[len(d)*95/100].Microseconds())/1000, "p95-ms")
+				queryapitest.LoopP95(b, fn)
 			})
 		}
 		bench("messages_list", func(i int) error {
