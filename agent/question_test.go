@@ -52,10 +52,6 @@ func hybrid(ctx context.Context, tools queryapi.Searcher, q string, o hybridOpts
 		queryapi.HybridOptions{Limit: o.Limit, Weights: o.Weights, Filter: o.Filter})
 }
 
-func ev(id string, score float64, minute int) queryapi.Evidence {
-	return queryapi.Evidence{MessageID: id, Score: score, CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
-}
-
 func scores(es []queryapi.Evidence) map[string]float64 {
 	out := make(map[string]float64, len(es))
 	for _, e := range es {
