@@ -62,7 +62,7 @@ func TestDialogue(t *testing.T) {
 		{"no names", [][]queryapi.Evidence{{u(""), u("")}}, false},
 		{"nothing", nil, false},
 	} {
-		if got := Dialogue(tc.hits...); got != tc.want {
+		if got := queryapi.Dialogue(tc.hits...); got != tc.want {
 			t.Errorf("%s: Dialogue = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -115,11 +115,11 @@ func TestHybridPriorsNeedDialogue(t *testing.T) {
 	}
 	tools := mustTools(t, botChat)
 	q := "Where does Nina live, Leeds?"
-	prior, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Contextual: 1, Speaker: 2}})
+	prior, err := hybrid(t.Context(), tools, q, hybridOpts{Weights: queryapi.Weights{Contextual: 1, Speaker: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Lexical: 1}})
+	plain, err := hybrid(t.Context(), tools, q, hybridOpts{Weights: queryapi.Weights{Lexical: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,11 +134,11 @@ func TestHybridPriorsNeedDialogue(t *testing.T) {
 	)
 	tools = mustTools(t, dialogue)
 	q = "Where did Bob move?"
-	with, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Contextual: 1, Speaker: 2}})
+	with, err := hybrid(t.Context(), tools, q, hybridOpts{Weights: queryapi.Weights{Contextual: 1, Speaker: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	without, err := Hybrid(t.Context(), tools, q, HybridOptions{Weights: Weights{Contextual: 1}})
+	without, err := hybrid(t.Context(), tools, q, hybridOpts{Weights: queryapi.Weights{Contextual: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,10 +111,10 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
 	}
 	// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
-	// hybrid is the fused ranking eval measures (agent.Hybrid), through
+	// hybrid is the fused ranking eval measures (queryapi.Hybrid), through
 	// the run's counted tools.
 	hybrid := func(ctx context.Context, query string, f queryapi.Filter) error {
-		hits, err := Hybrid(ctx, counted{r}, query, HybridOptions{
+		hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(query, time.Time{}), queryapi.HybridOptions{
 			Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: f,
 			Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
 		})
@@ -143,22 +143,22 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 	plan = append(plan, action{name: "hybrid search", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
 	if len(o.phrases) > 0 || len(o.names) > 0 {
 		plan = append(plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
-			var rankings []weighted
+			var rankings []queryapi.Weighted
 			for _, ph := range o.phrases {
 				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: filter(), PageSize: p.Limits.Candidates})
 				if err != nil {
 					return nil, err
 				}
-				rankings = append(rankings, weighted{page.Hits, 1})
+				rankings = append(rankings, queryapi.Weighted{Hits: page.Hits, Weight: 1})
 			}
 			if len(o.names) > 0 {
 				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: filter(), PageSize: p.Limits.Candidates})
 				if err != nil {
 					return nil, err
 				}
-				rankings = append(rankings, weighted{page.Hits, 0.8})
+				rankings = append(rankings, queryapi.Weighted{Hits: page.Hits, Weight: 0.8})
 			}
-			return fuse(rankings...), nil
+			return queryapi.Fuse(rankings...), nil
 		}})
 	}
 	if len(o.expansions) > 0 {
@@ -168,7 +168,7 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 			if err != nil {
 				return nil, err
 			}
-			return fuse(weighted{page.Hits, 0.8}), nil
+			return queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8}), nil
 		}})
 	}
 
@@ -275,7 +275,7 @@ func fmtDay(t time.Time) string {
 	return t.Format("2006-01-02")
 }
 
-// counted adapts a run to Searcher: every call is counted, budgeted and traced.
+// counted adapts a run to queryapi.Searcher: every call is counted, budgeted and traced.
 type counted struct{ r *run }
 
 func (c counted) LexicalSearch(ctx context.Context, p queryapi.LexicalParams) (queryapi.Page, error) {
@@ -288,21 +288,6 @@ func (c counted) SemanticSearch(ctx context.Context, p queryapi.SemanticParams) 
 
 func (c counted) Neighbors(ctx context.Context, p queryapi.NeighborsParams) (queryapi.NeighborsResult, error) {
 	return c.r.neighbors(ctx, p)
-}
-
-// weighted is a ranking with its share in the fusion.
-type weighted struct {
-	hits   []queryapi.Evidence
-	weight float64
-}
-
-// fuse combines rankings by weighted min-max score fusion.
-func fuse(rankings ...weighted) []queryapi.Evidence {
-	f := newFusion()
-	for _, r := range rankings {
-		f.add(r.hits, r.weight)
-	}
-	return f.ranked()
 }
 
 // similar records the raw similarity of semantic hits on their candidates

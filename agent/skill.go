@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/recalld/recalld/queryapi"
 )
 
 // Skill is a loaded retrieval skill: the SKILL.md instructions (the LLM
@@ -27,7 +29,7 @@ type Params struct {
 	Version     int                `yaml:"version"`
 	Limits      RunLimits          `yaml:"limits"`
 	Stop        StopRules          `yaml:"stop"`
-	Weights     Weights            `yaml:"weights"`
+	Weights     queryapi.Weights   `yaml:"weights"`
 	TimeSignals []TimeSignal       `yaml:"time_signals"`
 	Intents     map[string]Intent  `yaml:"intents"`
 	Topics      map[string]Lexicon `yaml:"topics"`

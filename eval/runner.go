@@ -132,10 +132,11 @@ func (SemanticRunner) Ask(ctx context.Context, tools *queryapi.Tools, q Question
 	return Answer{Ranked: page.Hits, NoEvidence: len(page.Hits) == 0}, nil
 }
 
-// HybridRunner ranks with agent.Hybrid, the fusion the recall agent uses.
-// Options left zero take agent's defaults; Limit comes from the question.
+// HybridRunner ranks with queryapi.Hybrid, the fusion the recall agent
+// uses, over the question as agent.ParseQuestion reads it. Options left
+// zero take queryapi's defaults; Limit comes from the question.
 type HybridRunner struct {
-	Options agent.HybridOptions
+	Options queryapi.HybridOptions
 }
 
 // Name returns "hybrid".
@@ -145,8 +146,7 @@ func (HybridRunner) Name() string { return RunnerHybrid }
 func (r HybridRunner) Ask(ctx context.Context, tools *queryapi.Tools, q Question) (Answer, error) {
 	opts := r.Options
 	opts.Limit = q.Depth
-	opts.Now = q.Now
-	hits, err := agent.Hybrid(ctx, tools, q.Text, opts)
+	hits, err := queryapi.Hybrid(ctx, tools, agent.ParseQuestion(q.Text, q.Now), opts)
 	if err != nil {
 		return Answer{}, err
 	}

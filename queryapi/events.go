@@ -148,12 +148,6 @@ type TimeWindow struct {
 	To   time.Time `json:"to,omitzero"`
 }
 
-// Fusion weights of the two event rankings (min-max normalised each).
-const (
-	eventLexicalWeight  = 0.5
-	eventSemanticWeight = 0.5
-)
-
 // SearchEvents searches the bound user's events (inside the bound group,
 // if any) by hybrid recall, then reranks by time decay:
 //
@@ -289,47 +283,6 @@ type rankedEvent struct {
 	decay   float64
 	final   float64
 	boosted bool
-}
-
-// fuseEvents ranks the candidates by the weighted sum of their min-max
-// normalised lexical and semantic scores, best first; ties go to the newer event.
-func fuseEvents(hits []storage.EventHit) []rankedEvent {
-	norm := func(get func(storage.EventHit) (float64, bool)) func(storage.EventHit) float64 {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, h := range hits {
-			if v, ok := get(h); ok {
-				lo, hi = min(lo, v), max(hi, v)
-			}
-		}
-		return func(h storage.EventHit) float64 {
-			v, ok := get(h)
-			switch {
-			case !ok:
-				return 0
-			case hi > lo:
-				return (v - lo) / (hi - lo)
-			}
-			return 1
-		}
-	}
-	lex := norm(func(h storage.EventHit) (float64, bool) { return h.Lexical, h.LexicalRank > 0 })
-	// A candidate only the words found has its similarity from its stored
-	// vector, so it takes part in the semantic share too.
-	sem := norm(func(h storage.EventHit) (float64, bool) { return h.Similarity, h.SemanticRank > 0 || h.Similarity != 0 })
-	out := make([]rankedEvent, len(hits))
-	for i, h := range hits {
-		out[i] = rankedEvent{hit: h, fused: eventLexicalWeight*lex(h) + eventSemanticWeight*sem(h)}
-	}
-	slices.SortStableFunc(out, func(a, b rankedEvent) int {
-		if c := cmp.Compare(b.fused, a.fused); c != 0 {
-			return c
-		}
-		if c := b.hit.Timestamp.Compare(a.hit.Timestamp); c != 0 {
-			return c
-		}
-		return strings.Compare(a.hit.ID, b.hit.ID)
-	})
-	return out
 }
 
 func eventEvidenceOf(r rankedEvent) EventEvidence {

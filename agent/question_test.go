@@ -1,8 +1,8 @@
 package agent
 
 import (
+	"context"
 	"errors"
-	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -36,8 +36,20 @@ func TestKeywordQuery(t *testing.T) {
 	}
 }
 
-func ev(id string, score float64, minute int) queryapi.Evidence {
-	return queryapi.Evidence{MessageID: id, Score: score, CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
+// hybridOpts are the options of hybrid: queryapi's and the clock
+// ParseQuestion reads dates with.
+type hybridOpts struct {
+	Limit   int
+	Weights queryapi.Weights
+	Filter  queryapi.Filter
+	Now     time.Time
+}
+
+// hybrid runs queryapi.Hybrid over q as ParseQuestion reads it, as the
+// offline brain and eval's hybrid runner do.
+func hybrid(ctx context.Context, tools queryapi.Searcher, q string, o hybridOpts) ([]queryapi.Evidence, error) {
+	return queryapi.Hybrid(ctx, tools, ParseQuestion(q, o.Now),
+		queryapi.HybridOptions{Limit: o.Limit, Weights: o.Weights, Filter: o.Filter})
 }
 
 func scores(es []queryapi.Evidence) map[string]float64 {
@@ -54,32 +66,6 @@ func ids(es []queryapi.Evidence) []string {
 		out[i] = e.MessageID
 	}
 	return out
-}
-
-func TestFusionMinMax(t *testing.T) {
-	f := newFusion()
-	// BM25-like scores 10, 6, 2 normalise to 1, .5, 0.
-	f.add([]queryapi.Evidence{ev("a", 10, 0), ev("b", 6, 1), ev("c", 2, 2)}, 0.8)
-	// Cosines .9, .5 normalise to 1, 0; a ranking of one hit gives it the full weight.
-	f.add([]queryapi.Evidence{ev("c", 0.9, 2), ev("d", 0.5, 3)}, 0.2)
-	f.add([]queryapi.Evidence{ev("e", 3, 4)}, 0.1)
-	got := f.ranked()
-	want := map[string]float64{"a": 0.8, "b": 0.4, "c": 0.2, "d": 0, "e": 0.1}
-	if diff := cmp.Diff(want, scores(got), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
-		t.Errorf("fused scores (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"a", "b", "c", "e", "d"}, ids(got)); diff != "" {
-		t.Errorf("order (-want +got):\n%s", diff)
-	}
-}
-
-func TestFusionTies(t *testing.T) {
-	f := newFusion()
-	f.add([]queryapi.Evidence{ev("z", 1, 5), ev("y", 1, 5), ev("x", 1, 9)}, 1)
-	// Equal scores: the earlier message first, then the smaller id.
-	if diff := cmp.Diff([]string{"y", "z", "x"}, ids(f.ranked())); diff != "" {
-		t.Errorf("order (-want +got):\n%s", diff)
-	}
 }
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
@@ -140,7 +126,7 @@ func TestHybrid(t *testing.T) {
 	tools := mustTools(t, msgs)
 	ctx := t.Context()
 
-	got, err := Hybrid(ctx, tools, "When is the dentist appointment?", HybridOptions{})
+	got, err := hybrid(ctx, tools, "When is the dentist appointment?", hybridOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +145,7 @@ func TestHybrid(t *testing.T) {
 		}
 	}
 
-	again, err := Hybrid(ctx, tools, "When is the dentist appointment?", HybridOptions{})
+	again, err := hybrid(ctx, tools, "When is the dentist appointment?", hybridOpts{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +154,7 @@ func TestHybrid(t *testing.T) {
 	}
 
 	// Without neighbours, the turns two away from a hit are not pulled in.
-	plain, err := Hybrid(ctx, tools, "dentist appointment", HybridOptions{Weights: Weights{Contextual: 1}})
+	plain, err := hybrid(ctx, tools, "dentist appointment", hybridOpts{Weights: queryapi.Weights{Contextual: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +163,7 @@ func TestHybrid(t *testing.T) {
 			t.Errorf("without neighbours got %v", ids(plain))
 		}
 	}
-	withNb, err := Hybrid(ctx, tools, "dentist appointment", HybridOptions{Weights: Weights{Contextual: 1, Neighbor: 0.3}})
+	withNb, err := hybrid(ctx, tools, "dentist appointment", hybridOpts{Weights: queryapi.Weights{Contextual: 1, Neighbor: 0.3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,14 +172,14 @@ func TestHybrid(t *testing.T) {
 	}
 
 	// Limit and filter.
-	lim, err := Hybrid(ctx, tools, "dentist appointment", HybridOptions{Limit: 1})
+	lim, err := hybrid(ctx, tools, "dentist appointment", hybridOpts{Limit: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(lim) != 1 {
 		t.Errorf("limit 1 gave %d hits", len(lim))
 	}
-	conv, err := Hybrid(ctx, tools, "pottery classes dentist", HybridOptions{Filter: queryapi.Filter{ConversationID: "c2"}})
+	conv, err := hybrid(ctx, tools, "pottery classes dentist", hybridOpts{Filter: queryapi.Filter{ConversationID: "c2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,13 +193,13 @@ func TestHybrid(t *testing.T) {
 	}
 
 	// Only stop words: no lexical query, semantic alone still answers.
-	if _, err := Hybrid(ctx, tools, "what did you do?", HybridOptions{}); err != nil {
+	if _, err := hybrid(ctx, tools, "what did you do?", hybridOpts{}); err != nil {
 		t.Errorf("stop-word question: %v", err)
 	}
-	if _, err := Hybrid(ctx, tools, "  ", HybridOptions{}); !errors.Is(err, queryapi.ErrInvalidQuery) {
+	if _, err := hybrid(ctx, tools, "  ", hybridOpts{}); !errors.Is(err, queryapi.ErrInvalidQuery) {
 		t.Errorf("empty question: err = %v, want ErrInvalidQuery", err)
 	}
-	if _, err := Hybrid(ctx, tools, "dentist", HybridOptions{Filter: queryapi.Filter{Since: "yesterday"}}); !errors.Is(err, queryapi.ErrInvalidQuery) {
+	if _, err := hybrid(ctx, tools, "dentist", hybridOpts{Filter: queryapi.Filter{Since: "yesterday"}}); !errors.Is(err, queryapi.ErrInvalidQuery) {
 		t.Errorf("bad filter: err = %v, want ErrInvalidQuery", err)
 	}
 }
@@ -237,7 +223,14 @@ func TestNamedSenders(t *testing.T) {
 		{"What did the user say?", nil}, // no name at all
 		{"王喜欢吃什么？", nil},                // a CJK name matches whole
 	} {
-		got := slices.Sorted(maps.Keys(namedSenders(tc.q, hits)))
+		names := ParseQuestion(tc.q, t0).Names
+		var got []string
+		for _, h := range hits {
+			if h.SenderName != "" && names(h.SenderName) {
+				got = append(got, h.SenderName)
+			}
+		}
+		slices.Sort(got)
 		if diff := cmp.Diff(tc.want, got, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", tc.q, diff)
 		}
@@ -258,18 +251,18 @@ func TestHybridSpeakerAndDate(t *testing.T) {
 	}
 	tools := mustTools(t, msgs)
 	ctx := t.Context()
-	base := Weights{Contextual: 1}
+	base := queryapi.Weights{Contextual: 1}
 
 	// The speaker prior lifts the named person's own turn above a turn
 	// that mentions the name.
 	q := "What does Joanna say about coconut ice cream?"
-	plain, err := Hybrid(ctx, tools, q, HybridOptions{Weights: base})
+	plain, err := hybrid(ctx, tools, q, hybridOpts{Weights: base})
 	if err != nil {
 		t.Fatal(err)
 	}
 	spk := base
 	spk.Speaker = 1
-	named, err := Hybrid(ctx, tools, q, HybridOptions{Weights: spk})
+	named, err := hybrid(ctx, tools, q, hybridOpts{Weights: spk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,21 +285,21 @@ func TestHybridSpeakerAndDate(t *testing.T) {
 	q = "What ice cream did Joanna make on 9 March, 2026?"
 	dated := base
 	dated.Date = 1
-	got, err := Hybrid(ctx, tools, q, HybridOptions{Weights: dated, Now: day(20, 0)})
+	got, err := hybrid(ctx, tools, q, hybridOpts{Weights: dated, Now: day(20, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if top := ids(got); len(top) == 0 || top[0] != "m3" {
 		t.Errorf("with a named date got %v, want m3 first", top)
 	}
-	undated, err := Hybrid(ctx, tools, q, HybridOptions{Weights: base, Now: day(20, 0)})
+	undated, err := hybrid(ctx, tools, q, hybridOpts{Weights: base, Now: day(20, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if top := ids(undated); len(top) > 0 && top[0] == "m3" {
 		t.Errorf("without the date ranking m3 leads already (%v): the test proves nothing", top)
 	}
-	filtered, err := Hybrid(ctx, tools, q, HybridOptions{Weights: dated, Now: day(20, 0),
+	filtered, err := hybrid(ctx, tools, q, hybridOpts{Weights: dated, Now: day(20, 0),
 		Filter: queryapi.Filter{Since: day(1, 0).Format(time.RFC3339)}})
 	if err != nil {
 		t.Fatal(err)

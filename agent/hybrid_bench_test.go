@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
 )
 
@@ -29,7 +30,7 @@ func BenchmarkHybrid(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				start := time.Now()
-				if _, err := agent.Hybrid(b.Context(), tools, questions[i%len(questions)], agent.HybridOptions{}); err != nil {
+				if _, err := queryapi.Hybrid(b.Context(), tools, agent.ParseQuestion(questions[i%len(questions)], time.Time{}), queryapi.HybridOptions{}); err != nil {
 					b.Fatal(err)
 				}
 				d = append(d, time.Since(start))

@@ -1,4 +1,4 @@
-package agent
+package queryapi
 
 import (
 	"cmp"
@@ -9,12 +9,160 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage"
 )
+
+// This file holds all ranking fusion: the messages' hybrid ranking
+// (Hybrid), the events' (fuseEvents, SearchEvents) and the profiles'
+// reciprocal rank fusion (RRF). They share one vocabulary:
+//
+//   - a ranking is one search's hits, best first, with its own score scale;
+//   - MinMax normalises a score over its ranking's range to [0, 1];
+//   - a weight is a ranking's share of the fused score (weighted sum of
+//     normalised scores, Fusion.Add);
+//   - RRF is the rank-based alternative: 1 / (k + rank + 1) per ranking;
+//   - a boost adds to a fused score (NeighborShare of a top hit's score).
+
+// MinMax is v min-max normalised over the range [lo, hi] of its ranking:
+// (v − lo) / (hi − lo), or 1 when the ranking's scores are all equal.
+func MinMax(v, lo, hi float64) float64 {
+	if hi > lo {
+		return (v - lo) / (hi - lo)
+	}
+	return 1
+}
+
+// RRFK is the usual rank offset of reciprocal rank fusion.
+const RRFK = 60
+
+// RRF is the reciprocal-rank share of the hit at rank (0 for the best) of
+// one ranking: 1 / (k + rank + 1). A fused score is the sum over rankings.
+func RRF(k, rank int) float64 { return 1 / float64(k+rank+1) }
+
+// NeighborShare is the part of Weights.Neighbor a turn d turns away from
+// a top hit receives: 1/√d, so the adjacent turns get most and a wide span
+// still reaches an answer a few turns later.
+func NeighborShare(d int) float64 { return 1 / math.Sqrt(float64(d)) }
+
+// Weighted is a ranking of messages with its share in a fusion.
+type Weighted struct {
+	Hits   []Evidence
+	Weight float64
+}
+
+// Fuse combines rankings by weighted min-max score fusion (Fusion.Add) and
+// returns the messages best first (Fusion.Ranked).
+func Fuse(rankings ...Weighted) []Evidence {
+	f := NewFusion()
+	for _, r := range rankings {
+		f.Add(r.Hits, r.Weight)
+	}
+	return f.Ranked()
+}
+
+// Fusion accumulates weighted, normalised scores by message id.
+type Fusion struct {
+	byID map[string]*Evidence
+}
+
+// NewFusion returns an empty fusion.
+func NewFusion() *Fusion { return &Fusion{byID: make(map[string]*Evidence)} }
+
+// Add min-max normalises hits' scores and adds weight times each to the
+// fused score of its message. A ranking whose scores are all equal gives
+// every hit the full weight.
+func (f *Fusion) Add(hits []Evidence, weight float64) {
+	if len(hits) == 0 {
+		return
+	}
+	lo, hi := hits[0].Score, hits[0].Score
+	for _, h := range hits {
+		lo, hi = min(lo, h.Score), max(hi, h.Score)
+	}
+	for _, h := range hits {
+		f.Boost(h, weight*MinMax(h.Score, lo, hi))
+	}
+}
+
+// Boost adds score to m's fused score, adding m if it is new.
+func (f *Fusion) Boost(m Evidence, score float64) {
+	e, ok := f.byID[m.MessageID]
+	if !ok {
+		c := m
+		c.Score = 0
+		e = &c
+		f.byID[m.MessageID] = e
+	}
+	e.Score += score
+}
+
+// scale multiplies the fused score of message id by factor.
+func (f *Fusion) scale(id string, factor float64) { f.byID[id].Score *= factor }
+
+// Ranked returns the messages by fused score, best first; ties go to the
+// earlier message, then the smaller id, so the order is total.
+func (f *Fusion) Ranked() []Evidence {
+	out := make([]Evidence, 0, len(f.byID))
+	for _, e := range f.byID {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b Evidence) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.MessageID, b.MessageID)
+	})
+	return out
+}
+
+// Fusion weights of the two event rankings (min-max normalised each).
+const (
+	eventLexicalWeight  = 0.5
+	eventSemanticWeight = 0.5
+)
+
+// fuseEvents ranks the candidates by the weighted sum of their min-max
+// normalised lexical and semantic scores, best first; ties go to the newer event.
+func fuseEvents(hits []storage.EventHit) []rankedEvent {
+	norm := func(get func(storage.EventHit) (float64, bool)) func(storage.EventHit) float64 {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, h := range hits {
+			if v, ok := get(h); ok {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+		return func(h storage.EventHit) float64 {
+			if v, ok := get(h); ok {
+				return MinMax(v, lo, hi)
+			}
+			return 0
+		}
+	}
+	lex := norm(func(h storage.EventHit) (float64, bool) { return h.Lexical, h.LexicalRank > 0 })
+	// A candidate only the words found has its similarity from its stored
+	// vector, so it takes part in the semantic share too.
+	sem := norm(func(h storage.EventHit) (float64, bool) { return h.Similarity, h.SemanticRank > 0 || h.Similarity != 0 })
+	out := make([]rankedEvent, len(hits))
+	for i, h := range hits {
+		out[i] = rankedEvent{hit: h, fused: eventLexicalWeight*lex(h) + eventSemanticWeight*sem(h)}
+	}
+	slices.SortStableFunc(out, func(a, b rankedEvent) int {
+		if c := cmp.Compare(b.fused, a.fused); c != 0 {
+			return c
+		}
+		if c := b.hit.Timestamp.Compare(a.hit.Timestamp); c != 0 {
+			return c
+		}
+		return strings.Compare(a.hit.ID, b.hit.ID)
+	})
+	return out
+}
 
 // Weights are the shares of the rankings Hybrid fuses. Each ranking's scores
 // are min-max normalised to [0, 1] over its own candidates before weighting,
@@ -86,26 +234,23 @@ type HybridOptions struct {
 	// Limit is how many messages Hybrid returns (default 25).
 	Limit int
 	// Candidates is how many hits each ranking contributes (default 100,
-	// at most queryapi.MaxTopK).
+	// at most MaxTopK).
 	Candidates int
 	// Expand is how many of the best fused hits share their score with
 	// their neighbours (default 20); no effect when Weights.Neighbor is 0.
 	Expand int
 	// Span is how many turns on each side of such a hit receive a share
-	// (default 4, at most queryapi.MaxNeighbors).
+	// (default 4, at most MaxNeighbors).
 	Span int
 	// Weights of the rankings; the zero value means DefaultWeights.
 	Weights Weights
 	// Filter narrows every ranking; neighbours outside it are skipped.
-	Filter queryapi.Filter
-	// Now is the clock for dates the question names without a year
-	// (default time.Now()).
-	Now time.Time
+	Filter Filter
 	// Similarities, when set, receives the semantic ranking's hits with
 	// their raw cosine similarity in Score, before any normalisation: an
 	// absolute measure a caller can calibrate, where the fused score only
 	// says how a hit compares with the others.
-	Similarities func(hits []queryapi.Evidence)
+	Similarities func(hits []Evidence)
 }
 
 func (o HybridOptions) withDefaults() HybridOptions {
@@ -115,21 +260,32 @@ func (o HybridOptions) withDefaults() HybridOptions {
 	if o.Candidates <= 0 {
 		o.Candidates = DefaultHybridCandidates
 	}
-	o.Candidates = min(o.Candidates, queryapi.MaxTopK)
+	o.Candidates = min(o.Candidates, MaxTopK)
 	if o.Expand <= 0 {
 		o.Expand = DefaultHybridExpand
 	}
 	if o.Span <= 0 {
 		o.Span = DefaultHybridSpan
 	}
-	o.Span = min(o.Span, queryapi.MaxNeighbors)
+	o.Span = min(o.Span, MaxNeighbors)
 	if o.Weights == (Weights{}) {
 		o.Weights = DefaultWeights()
 	}
-	if o.Now.IsZero() {
-		o.Now = time.Now()
-	}
 	return o
+}
+
+// Question is a natural-language question as Hybrid ranks for it. Reading
+// it (keywords, dates, names) is the caller's: agent.ParseQuestion.
+type Question struct {
+	// Text is the whole question, searched semantically.
+	Text string
+	// Keywords is the text of the match-any lexical searches; "" skips them.
+	Keywords string
+	// Dates is the day or month the question names, nil when none.
+	Dates *TimeWindow
+	// Names reports whether the question names a sender (compared by
+	// Weights.Speaker); nil when it names none.
+	Names func(senderName string) bool
 }
 
 // Hybrid ranks the bound user's messages for a natural-language question by
@@ -145,13 +301,13 @@ func (o HybridOptions) withDefaults() HybridOptions {
 // support rises. Last, messages whose sender the question names are
 // multiplied by 1 + Weights.Speaker. It returns at most opts.Limit messages, best
 // first, with the fused score in Score; ties go to the earlier message.
-// When semantic search is unavailable (queryapi.ErrSemanticUnavailable) the
+// When semantic search is unavailable (ErrSemanticUnavailable) the
 // lexical rankings are fused alone.
-func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOptions) ([]queryapi.Evidence, error) {
+func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridOptions) ([]Evidence, error) {
 	opts = opts.withDefaults()
 	w := opts.Weights
-	if strings.TrimSpace(question) == "" {
-		return nil, fmt.Errorf("%w: empty question", queryapi.ErrInvalidQuery)
+	if strings.TrimSpace(question.Text) == "" {
+		return nil, fmt.Errorf("%w: empty question", ErrInvalidQuery)
 	}
 	keep, err := filterFunc(opts.Filter)
 	if err != nil {
@@ -160,15 +316,15 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	// The rankings run in parallel; they are fused in a fixed order
 	// afterwards, so the result does not depend on which finishes first.
 	rankings := make([]struct {
-		hits   []queryapi.Evidence
+		hits   []Evidence
 		weight float64
 	}, 4)
 	g, gctx := errgroup.WithContext(ctx)
-	kw := KeywordQuery(question)
+	kw := question.Keywords
 	// lexical runs a match-any BM25 ranking of the keywords into slot i.
-	lexical := func(i int, contextual bool, f queryapi.Filter, weight float64) {
+	lexical := func(i int, contextual bool, f Filter, weight float64) {
 		g.Go(func() error {
-			page, err := tools.LexicalSearch(gctx, queryapi.LexicalParams{
+			page, err := tools.LexicalSearch(gctx, LexicalParams{
 				QueryText: kw, Match: "any", Contextual: contextual, Filter: f, PageSize: opts.Candidates,
 			})
 			if err != nil {
@@ -195,10 +351,10 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	}
 	if w.Semantic != 0 {
 		g.Go(func() error {
-			page, err := tools.SemanticSearch(gctx, queryapi.SemanticParams{
-				QueryText: question, Filter: opts.Filter, TopK: min(opts.Candidates, semanticCandidates),
+			page, err := tools.SemanticSearch(gctx, SemanticParams{
+				QueryText: question.Text, Filter: opts.Filter, TopK: min(opts.Candidates, semanticCandidates),
 			})
-			if errors.Is(err, queryapi.ErrSemanticUnavailable) {
+			if errors.Is(err, ErrSemanticUnavailable) {
 				return nil // the embedder is down: fuse the lexical rankings alone
 			}
 			if err != nil {
@@ -208,10 +364,10 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 			return nil
 		})
 	}
-	if win, ok := explicitDates(question, opts.Now); ok && w.Date != 0 && kw != "" &&
+	if win := question.Dates; win != nil && w.Date != 0 && kw != "" &&
 		opts.Filter.Since == "" && opts.Filter.Until == "" {
 		f := opts.Filter
-		f.Since, f.Until = win.since.Format(time.RFC3339Nano), win.until.Format(time.RFC3339Nano)
+		f.Since, f.Until = win.From.Format(time.RFC3339Nano), win.To.Format(time.RFC3339Nano)
 		lexical(3, true, f, w.Date)
 	}
 	if err := g.Wait(); err != nil {
@@ -227,23 +383,23 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 	if !dialogue && plain >= 0 {
 		rankings[0].weight, rankings[1].weight = 0, plain
 	}
-	f := newFusion()
+	f := NewFusion()
 	for _, r := range rankings {
-		f.add(r.hits, r.weight)
+		f.Add(r.hits, r.weight)
 	}
-	ranked := f.ranked()
+	ranked := f.Ranked()
 	if w.Neighbor != 0 && len(ranked) > 0 {
 		// Every share is taken from the fused score before expansion and
 		// added in rank order, so the result is the same however the
 		// neighbour look-ups interleave.
 		anchors := ranked[:min(opts.Expand, len(ranked))]
-		around := make([][]queryapi.Evidence, len(anchors))
+		around := make([][]Evidence, len(anchors))
 		dists := make([][]int, len(anchors))
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(4)
 		for i, e := range anchors {
 			g.Go(func() error {
-				nb, err := tools.Neighbors(gctx, queryapi.NeighborsParams{MessageID: e.MessageID, Before: opts.Span, After: opts.Span})
+				nb, err := tools.Neighbors(gctx, NeighborsParams{MessageID: e.MessageID, Before: opts.Span, After: opts.Span})
 				if err != nil {
 					return fmt.Errorf("hybrid neighbours of %q: %w", e.MessageID, err)
 				}
@@ -264,21 +420,21 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 		for i, e := range anchors {
 			for j, n := range around[i] {
 				if keep(n) {
-					f.boost(n, w.Neighbor*e.Score*neighborShare(dists[i][j]))
+					f.Boost(n, w.Neighbor*e.Score*NeighborShare(dists[i][j]))
 				}
 			}
 		}
-		ranked = f.ranked()
+		ranked = f.Ranked()
 	}
 	if w.Speaker != 0 && dialogue {
-		named := namedSenders(question, ranked)
+		named := namedSenders(question.Names, ranked)
 		if len(named) > 0 {
 			for _, e := range ranked {
 				if named[e.SenderName] {
-					f.byID[e.MessageID].Score *= 1 + w.Speaker
+					f.scale(e.MessageID, 1+w.Speaker)
 				}
 			}
-			ranked = f.ranked()
+			ranked = f.Ranked()
 		}
 	}
 	return ranked[:min(opts.Limit, len(ranked))], nil
@@ -289,7 +445,7 @@ func Hybrid(ctx context.Context, tools Searcher, question string, opts HybridOpt
 // as users, and no assistant speaks. The speaker prior and contextual BM25
 // were chosen on such dialogues (LoCoMo) and rank below plain BM25 on a
 // user's chat with a bot.
-func Dialogue(rankings ...[]queryapi.Evidence) bool {
+func Dialogue(rankings ...[]Evidence) bool {
 	var first string
 	several := false
 	for _, hits := range rankings {
@@ -308,16 +464,11 @@ func Dialogue(rankings ...[]queryapi.Evidence) bool {
 	return several
 }
 
-// namedSenders returns the sender names of hits that the question names,
-// as a set; nil when it names none of them. A name matches when the whole
-// name or its first word (two letters or more) appears in the question as
-// a word, ignoring case; a name written in CJK characters matches as a
-// substring, since those are not split into words.
-func namedSenders(question string, hits []queryapi.Evidence) map[string]bool {
-	lq := strings.ToLower(question)
-	words := make(map[string]bool)
-	for _, w := range splitWords(lq) {
-		words[w] = true
+// namedSenders returns the sender names of hits that names reports the
+// question names, as a set; nil when it names none of them.
+func namedSenders(names func(string) bool, hits []Evidence) map[string]bool {
+	if names == nil {
+		return nil
 	}
 	var named map[string]bool
 	seen := make(map[string]bool)
@@ -327,7 +478,7 @@ func namedSenders(question string, hits []queryapi.Evidence) map[string]bool {
 			continue
 		}
 		seen[name] = true
-		if nameIn(strings.ToLower(name), lq, words) {
+		if names(name) {
 			if named == nil {
 				named = make(map[string]bool)
 			}
@@ -337,122 +488,37 @@ func namedSenders(question string, hits []queryapi.Evidence) map[string]bool {
 	return named
 }
 
-func nameIn(name, question string, words map[string]bool) bool {
-	if isCJKRun(name) {
-		return len([]rune(name)) >= 2 && strings.Contains(question, name)
-	}
-	fields := splitWords(name)
-	if len(fields) == 0 {
-		return false
-	}
-	if len(fields) > 1 && strings.Contains(question, strings.Join(fields, " ")) {
-		return true
-	}
-	return len([]rune(fields[0])) >= 2 && words[fields[0]]
-}
-
-// splitWords splits s into runs of letters, digits and marks, so that an
-// apostrophe ends a word ("caroline's" → "caroline", "s").
-func splitWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	})
-}
-
-// neighborShare is the part of Weights.Neighbor a turn d turns away from
-// a top hit receives: 1/√d, so the adjacent turns get most and a wide span
-// still reaches an answer a few turns later.
-func neighborShare(d int) float64 { return 1 / math.Sqrt(float64(d)) }
-
 // semanticCandidates caps the semantic ranking's depth: its weight is small,
 // min-max normalisation leaves deep hits near zero, and the binary-code
 // search costs grow with k.
 const semanticCandidates = 30
 
-// Searcher is what Hybrid searches with: *queryapi.Tools, or the offline
+// Searcher is what Hybrid searches with: *Tools, or the offline
 // brain's wrapper that counts and budgets each call.
 type Searcher interface {
-	LexicalSearch(context.Context, queryapi.LexicalParams) (queryapi.Page, error)
-	SemanticSearch(context.Context, queryapi.SemanticParams) (queryapi.Page, error)
-	Neighbors(context.Context, queryapi.NeighborsParams) (queryapi.NeighborsResult, error)
+	LexicalSearch(context.Context, LexicalParams) (Page, error)
+	SemanticSearch(context.Context, SemanticParams) (Page, error)
+	Neighbors(context.Context, NeighborsParams) (NeighborsResult, error)
 }
 
-var _ Searcher = (*queryapi.Tools)(nil)
-
-// fusion accumulates weighted, normalised scores by message id.
-type fusion struct {
-	byID map[string]*queryapi.Evidence
-}
-
-func newFusion() *fusion { return &fusion{byID: make(map[string]*queryapi.Evidence)} }
-
-// add min-max normalises hits' scores and adds weight times each to the
-// fused score of its message. A ranking whose scores are all equal gives
-// every hit the full weight.
-func (f *fusion) add(hits []queryapi.Evidence, weight float64) {
-	if len(hits) == 0 {
-		return
-	}
-	lo, hi := hits[0].Score, hits[0].Score
-	for _, h := range hits {
-		lo, hi = min(lo, h.Score), max(hi, h.Score)
-	}
-	for _, h := range hits {
-		norm := 1.0
-		if hi > lo {
-			norm = (h.Score - lo) / (hi - lo)
-		}
-		f.boost(h, weight*norm)
-	}
-}
-
-// boost adds score to m's fused score, adding m if it is new.
-func (f *fusion) boost(m queryapi.Evidence, score float64) {
-	e, ok := f.byID[m.MessageID]
-	if !ok {
-		c := m
-		c.Score = 0
-		e = &c
-		f.byID[m.MessageID] = e
-	}
-	e.Score += score
-}
-
-// ranked returns the messages by fused score, best first; ties go to the
-// earlier message, then the smaller id, so the order is total.
-func (f *fusion) ranked() []queryapi.Evidence {
-	out := make([]queryapi.Evidence, 0, len(f.byID))
-	for _, e := range f.byID {
-		out = append(out, *e)
-	}
-	slices.SortFunc(out, func(a, b queryapi.Evidence) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(a.MessageID, b.MessageID)
-	})
-	return out
-}
+var _ Searcher = (*Tools)(nil)
 
 // filterFunc reports whether a neighbour lies inside f; the neighbours tool
 // takes no filter, so Hybrid applies it itself.
-func filterFunc(f queryapi.Filter) (func(queryapi.Evidence) bool, error) {
+func filterFunc(f Filter) (func(Evidence) bool, error) {
 	var since, until time.Time
 	var err error
 	if f.Since != "" {
 		if since, err = time.Parse(time.RFC3339Nano, f.Since); err != nil {
-			return nil, fmt.Errorf("%w: filter.since: %q is not an RFC 3339 time", queryapi.ErrInvalidQuery, f.Since)
+			return nil, fmt.Errorf("%w: filter.since: %q is not an RFC 3339 time", ErrInvalidQuery, f.Since)
 		}
 	}
 	if f.Until != "" {
 		if until, err = time.Parse(time.RFC3339Nano, f.Until); err != nil {
-			return nil, fmt.Errorf("%w: filter.until: %q is not an RFC 3339 time", queryapi.ErrInvalidQuery, f.Until)
+			return nil, fmt.Errorf("%w: filter.until: %q is not an RFC 3339 time", ErrInvalidQuery, f.Until)
 		}
 	}
-	return func(e queryapi.Evidence) bool {
+	return func(e Evidence) bool {
 		switch {
 		case f.Role != "" && e.Role != f.Role,
 			f.ConversationID != "" && e.ConversationID != f.ConversationID,
@@ -463,94 +529,4 @@ func filterFunc(f queryapi.Filter) (func(queryapi.Evidence) bool, error) {
 		}
 		return true
 	}, nil
-}
-
-// KeywordQuery turns a natural-language question into the text of a
-// match-any lexical search: English stop words and question words go, a
-// possessive 's goes, and quotes go so that no phrase becomes required.
-// Chinese, Japanese and Korean runs are kept whole (the lexical index splits
-// them itself). It returns "" when no keyword is left.
-func KeywordQuery(question string) string {
-	var kept []string
-	word := func(w string) {
-		if w == "" {
-			return
-		}
-		lw := strings.ToLower(w)
-		lw = strings.TrimSuffix(lw, "'s")
-		if isStopWord(lw) || isStopWord(strings.ReplaceAll(lw, "'", "")) {
-			return
-		}
-		if strings.HasSuffix(strings.ToLower(w), "'s") {
-			w = w[:len(w)-2]
-		}
-		kept = append(kept, w)
-	}
-	var b strings.Builder
-	flush := func() {
-		word(strings.Trim(b.String(), "'"))
-		b.Reset()
-	}
-	for _, r := range question {
-		switch {
-		case r == '\'' || r == '’':
-			b.WriteRune('\'')
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r):
-			if isCJK(r) != isCJKRun(b.String()) {
-				flush()
-			}
-			b.WriteRune(r)
-		default:
-			flush()
-		}
-	}
-	flush()
-	return strings.Join(kept, " ")
-}
-
-func isCJK(r rune) bool {
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
-}
-
-// isCJKRun reports whether the word being built is a CJK run ("" is not).
-func isCJKRun(s string) bool {
-	for _, r := range s {
-		return isCJK(r)
-	}
-	return false
-}
-
-// isStopWord reports whether the lowercased, apostrophe-free word w carries no
-// topic in a question: NLTK's English list, question words, chat fillers and
-// contraction fragments.
-func isStopWord(w string) bool {
-	switch w {
-	case "a", "about", "above", "after", "again", "against", "ain", "all", "also", "am", "an", "and",
-		"any", "are", "aren", "arent", "as", "at",
-		"be", "because", "been", "before", "being", "below", "between", "both", "but", "by",
-		"can", "cant", "could", "couldn", "couldnt",
-		"d", "did", "didn", "didnt", "do", "does", "doesn", "doesnt", "doing", "don", "dont", "down", "during",
-		"each", "else", "ever",
-		"few", "for", "from", "further",
-		"had", "hadn", "has", "hasn", "have", "haven", "having", "he", "her", "here", "hers", "herself",
-		"hey", "hi", "him", "himself", "his", "how",
-		"i", "if", "im", "in", "into", "is", "isn", "isnt", "it", "its", "itself", "ive",
-		"just",
-		"ll",
-		"m", "me", "might", "more", "most", "must", "my", "myself",
-		"no", "nor", "not", "now",
-		"o", "of", "off", "oh", "ok", "okay", "on", "once", "only", "or", "other", "our", "ours",
-		"ourselves", "out", "over", "own",
-		"re",
-		"s", "same", "shall", "she", "should", "shouldn", "so", "some", "such",
-		"t", "than", "that", "thats", "the", "their", "theirs", "them", "themselves", "then", "there",
-		"these", "they", "this", "those", "through", "to", "too",
-		"under", "until", "up",
-		"ve", "very",
-		"was", "wasn", "we", "were", "weren", "what", "whats", "when", "where", "which",
-		"while", "who", "whom", "whose", "why", "will", "with", "would", "wouldn",
-		"y", "you", "your", "yours", "yourself", "yourselves":
-		return true
-	}
-	return false
 }

@@ -1,0 +1,65 @@
+package queryapi_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/recalld/recalld/queryapi"
+)
+
+func ev(id string, score float64, minute int) queryapi.Evidence {
+	return queryapi.Evidence{MessageID: id, Score: score, CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
+}
+
+func scores(es []queryapi.Evidence) map[string]float64 {
+	out := make(map[string]float64, len(es))
+	for _, e := range es {
+		out[e.MessageID] = e.Score
+	}
+	return out
+}
+
+func ids(es []queryapi.Evidence) []string {
+	out := make([]string, len(es))
+	for i, e := range es {
+		out[i] = e.MessageID
+	}
+	return out
+}
+
+func TestRRF(t *testing.T) {
+	if got, want := queryapi.RRF(queryapi.RRFK, 0), 1.0/61; got != want {
+		t.Errorf("RRF(60, 0) = %v, want %v", got, want)
+	}
+	if got := queryapi.MinMax(3, 3, 3); got != 1 {
+		t.Errorf("MinMax of an all-equal ranking = %v, want 1", got)
+	}
+}
+
+func TestFusionMinMax(t *testing.T) {
+	f := queryapi.NewFusion()
+	// BM25-like scores 10, 6, 2 normalise to 1, .5, 0.
+	f.Add([]queryapi.Evidence{ev("a", 10, 0), ev("b", 6, 1), ev("c", 2, 2)}, 0.8)
+	// Cosines .9, .5 normalise to 1, 0; a ranking of one hit gives it the full weight.
+	f.Add([]queryapi.Evidence{ev("c", 0.9, 2), ev("d", 0.5, 3)}, 0.2)
+	f.Add([]queryapi.Evidence{ev("e", 3, 4)}, 0.1)
+	got := f.Ranked()
+	want := map[string]float64{"a": 0.8, "b": 0.4, "c": 0.2, "d": 0, "e": 0.1}
+	if diff := cmp.Diff(want, scores(got), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
+		t.Errorf("fused scores (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c", "e", "d"}, ids(got)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
+
+func TestFusionTies(t *testing.T) {
+	f := queryapi.NewFusion()
+	f.Add([]queryapi.Evidence{ev("z", 1, 5), ev("y", 1, 5), ev("x", 1, 9)}, 1)
+	// Equal scores: the earlier message first, then the smaller id.
+	if diff := cmp.Diff([]string{"y", "z", "x"}, ids(f.Ranked())); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+}
