@@ -78,7 +78,7 @@ func (a action) do(ctx context.Context, r *run) error {
 // searches, search round by round (each round decides what runs next and
 // reflects on what it found), anchor the best hits in their context, and
 // synthesize the draft.
-func (b *offlineBrain) recall(ctx context.Context, r *run) error {
+func (b *offlineBrain) recall(ctx context.Context, r *run) (draft, error) {
 	or := &offlineRun{offlineBrain: b, r: r}
 	or.observe()
 	or.planSearches()
@@ -86,13 +86,12 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 	defer pending.Wait()
 	stop, err := or.search(ctx, &pending)
 	if err != nil {
-		return err
+		return draft{}, err
 	}
 	if err := or.anchor(ctx, stop); err != nil {
-		return err
+		return draft{}, err
 	}
-	r.draft = or.synthesize(stop)
-	return nil
+	return or.synthesize(stop), nil
 }
 
 // offlineRun is the state of one recall driven by the offline brain: what

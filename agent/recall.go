@@ -150,10 +150,11 @@ var ErrInvalidRequest = errors.New("agent: invalid request")
 const MaxQuestionRunes = 1000
 
 // brain decides what to search and what the evidence says. The offline
-// brain follows the skill's rules; the LLM brain asks a model.
+// brain follows the skill's rules; the LLM brain asks a model. recall
+// returns the brain's draft, which run.finish verifies.
 type brain interface {
 	name() string
-	recall(ctx context.Context, run *run) error
+	recall(ctx context.Context, run *run) (draft, error)
 }
 
 // Agent answers recall questions over the user-bound query tools.
@@ -216,9 +217,9 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 	ctx, cancel := context.WithTimeout(ctx, r.budget)
 	defer cancel()
 	if a.llm != nil {
-		err := a.llm.recall(ctx, r)
+		d, err := a.llm.recall(ctx, r)
 		if err == nil {
-			return r.finish(ctx, a.llm.name())
+			return r.finish(ctx, d, a.llm.name())
 		}
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
 			return nil, ctx.Err()
@@ -240,19 +241,21 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 		// have spent the first. limits.tools_called reports both.
 		octx, ocancel := context.WithTimeout(context.WithoutCancel(ctx), r2.budget)
 		defer ocancel()
-		if err := a.offline.recall(octx, r2); err != nil {
+		d, err = a.offline.recall(octx, r2)
+		if err != nil {
 			return nil, err
 		}
-		resp, err := r2.finish(octx, a.offline.name())
+		resp, err := r2.finish(octx, d, a.offline.name())
 		if resp != nil {
 			resp.Limits.ToolsCalled += r.toolsCalled
 		}
 		return resp, err
 	}
-	if err := a.offline.recall(ctx, r); err != nil {
+	d, err := a.offline.recall(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	return r.finish(ctx, a.offline.name())
+	return r.finish(ctx, d, a.offline.name())
 }
 
 // verifyTimeout bounds the evidence check of an answer; it runs after the
