@@ -199,7 +199,7 @@ func (lr *llmRun) finish(d draft, forced bool) draft {
 	if lr.rejected > 0 {
 		r.note("%d tool calls of the model were rejected (unknown tool, malformed or invalid arguments)", lr.rejected)
 	}
-	r.step("decide", "", nil, len(d.cited), "the model answered: "+d.stopReason)
+	r.step("reflect", "", nil, len(d.cited), "the model answered: "+d.stopReason)
 	return d
 }
 

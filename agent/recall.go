@@ -134,9 +134,15 @@ const (
 )
 
 // TraceStep is one step of the loop, returned when Options.Trace is set.
+// Each phase means one thing:
+//   - observe: the brain reads the question (the first step, round 0);
+//   - decide: a tool call the brain chose; Tool and Arguments are set, Hits
+//     is what it returned, and Decision says why it was rejected, if it was;
+//   - reflect: the brain judges what the search found: a round's tally, a
+//     candidate set aside or ranked lower, the model's answer or a retry of it.
 type TraceStep struct {
 	Round     int    `json:"round"`
-	Phase     string `json:"phase"` // observe, decide, reflect
+	Phase     string `json:"phase"` // observe, decide, reflect (see above)
 	Tool      string `json:"tool,omitempty"`
 	Arguments any    `json:"arguments,omitempty"`
 	Hits      int    `json:"hits"`
