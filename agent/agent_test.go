@@ -167,8 +167,32 @@ func TestOfflineScenarios(t *testing.T) {
 			if resp.Limits.Brain != "offline" || resp.Limits.ToolsCalled == 0 || resp.Limits.Rounds == 0 || len(resp.Trace) == 0 {
 				t.Errorf("limits = %+v, %d trace steps", resp.Limits, len(resp.Trace))
 			}
+			checkTrace(t, resp.Trace)
 			checkTimings(t, resp.Timings)
 		})
+	}
+}
+
+// checkTrace checks that each phase means one thing (agent.TraceStep): one
+// observe step first, decide exactly for the tool calls, reflect for the rest.
+func checkTrace(t *testing.T, trace []agent.TraceStep) {
+	t.Helper()
+	for i, s := range trace {
+		ok := false
+		switch s.Phase {
+		case "observe":
+			ok = i == 0 && s.Tool == ""
+		case "decide":
+			ok = s.Tool != ""
+		case "reflect":
+			ok = s.Tool == ""
+		}
+		if !ok {
+			t.Errorf("trace step %d: phase %q, tool %q, decision %q", i, s.Phase, s.Tool, s.Decision)
+		}
+	}
+	if len(trace) > 0 && trace[0].Phase != "observe" {
+		t.Errorf("trace starts with %q, want observe", trace[0].Phase)
 	}
 }
 

@@ -124,7 +124,7 @@ type llmRun struct {
 // calls are spent the tools close and the model must answer; an answer that
 // is not the skill's JSON gets one retry. Any model failure is an error,
 // and Agent.Recall then answers offline.
-func (b *llmBrain) recall(ctx context.Context, r *run) error {
+func (b *llmBrain) recall(ctx context.Context, r *run) (draft, error) {
 	lr := &llmRun{llmBrain: b, r: r}
 	if r.rolePref == "user" {
 		r.role = "user"
@@ -142,10 +142,10 @@ func (b *llmBrain) recall(ctx context.Context, r *run) error {
 		}
 		resp, err := b.model.GenerateContent(ctx, msgs, opts...)
 		if err != nil {
-			return fmt.Errorf("llm round %d: %w", r.rounds+1, err)
+			return draft{}, fmt.Errorf("llm round %d: %w", r.rounds+1, err)
 		}
 		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-			return fmt.Errorf("llm round %d: %w: no choices", r.rounds+1, errNoAnswer)
+			return draft{}, fmt.Errorf("llm round %d: %w: no choices", r.rounds+1, errNoAnswer)
 		}
 		ch := resp.Choices[0]
 
@@ -153,7 +153,7 @@ func (b *llmBrain) recall(ctx context.Context, r *run) error {
 			r.rounds++
 			fresh, err := lr.callTools(ctx, &msgs, ch)
 			if err != nil {
-				return err
+				return draft{}, err
 			}
 			r.step("reflect", "", nil, fresh, fmt.Sprintf("round %d: %d tool calls, %d new messages", r.rounds, len(ch.ToolCalls), fresh))
 			if r.rounds >= r.maxRounds || lr.toolsSpent() {
@@ -166,11 +166,10 @@ func (b *llmBrain) recall(ctx context.Context, r *run) error {
 
 		d, perr := parseAnswer(ch.Content)
 		if perr == nil {
-			lr.finish(d, forced)
-			return nil
+			return lr.finish(d, forced), nil
 		}
 		if retried {
-			return fmt.Errorf("llm final answer: %w: %v", errNoAnswer, perr)
+			return draft{}, fmt.Errorf("llm final answer: %w: %v", errNoAnswer, perr)
 		}
 		retried = true
 		r.step("reflect", "", nil, 0, "the answer was not the skill's JSON; asked again")
@@ -185,8 +184,8 @@ func (b *llmBrain) recall(ctx context.Context, r *run) error {
 	}
 }
 
-// finish stores the model's answer as the run's draft for the verifier.
-func (lr *llmRun) finish(d draft, forced bool) {
+// finish completes the model's answer into the draft for the verifier.
+func (lr *llmRun) finish(d draft, forced bool) draft {
 	r := lr.r
 	if d.stopReason == "" {
 		d.stopReason = StopEnough
@@ -200,8 +199,8 @@ func (lr *llmRun) finish(d draft, forced bool) {
 	if lr.rejected > 0 {
 		r.note("%d tool calls of the model were rejected (unknown tool, malformed or invalid arguments)", lr.rejected)
 	}
-	r.draft = d
-	r.step("decide", "", nil, len(d.cited), "the model answered: "+d.stopReason)
+	r.step("reflect", "", nil, len(d.cited), "the model answered: "+d.stopReason)
+	return d
 }
 
 func (lr *llmRun) toolsSpent() bool {

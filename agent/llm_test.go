@@ -143,6 +143,7 @@ func TestLLMBrainToolLoop(t *testing.T) {
 	if len(resp.Evidence) > 0 && len(resp.Evidence[0].Context) == 0 {
 		t.Errorf("d1 lacks the neighbours the model fetched")
 	}
+	checkTrace(t, resp.Trace)
 	var traced []string
 	for _, s := range resp.Trace {
 		if s.Tool != "" {

@@ -74,8 +74,43 @@ func (a action) do(ctx context.Context, r *run) error {
 	return nil
 }
 
-func (b *offlineBrain) recall(ctx context.Context, r *run) error {
-	p := b.skill.Params
+// recall runs the loop the skill describes: observe the question, plan the
+// searches, search round by round (each round decides what runs next and
+// reflects on what it found), anchor the best hits in their context, and
+// synthesize the draft.
+func (b *offlineBrain) recall(ctx context.Context, r *run) (draft, error) {
+	or := &offlineRun{offlineBrain: b, r: r}
+	or.observe()
+	or.planSearches()
+	var pending sync.WaitGroup // prefetches still running
+	defer pending.Wait()
+	stop, err := or.search(ctx, &pending)
+	if err != nil {
+		return draft{}, err
+	}
+	if err := or.anchor(ctx, stop); err != nil {
+		return draft{}, err
+	}
+	return or.synthesize(stop), nil
+}
+
+// offlineRun is the state of one recall driven by the offline brain: what
+// it observed in the question and the searches it plans.
+type offlineRun struct {
+	*offlineBrain
+	r           *run
+	o           observation
+	rel         relevance
+	plan        []action
+	widened     bool // the window was widened to all time
+	droppedRole bool // the role filter was dropped
+}
+
+// observe reads the question: the intent, role, window, names, phrases and
+// topics it asks about (traced as the observe step), and the relevance
+// rules the search judges hits by.
+func (or *offlineRun) observe() {
+	r, p := or.r, or.skill.Params
 	start := time.Now()
 	if q, ok := realQuestion(r.question, p.Markers["turn"]); ok {
 		r.note("searched the question after the preamble: %q", truncate(q, 80))
@@ -98,8 +133,8 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh}
 	// Support weighs the question's content only: not the words that say
 	// what kind of answer it wants or when (askingWords).
-	rel.evidence = keyTerms(r.question, b.asking)
-	for _, ch := range contentChars(r.question, b.asking) {
+	rel.evidence = keyTerms(r.question, or.asking)
+	for _, ch := range contentChars(r.question, or.asking) {
 		if !slices.Contains(rel.evidence, ch) {
 			rel.evidence = append(rel.evidence, ch)
 		}
@@ -110,26 +145,37 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 	for _, t := range o.topics {
 		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
 	}
-	// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
-	// hybrid is the fused ranking eval measures (queryapi.Hybrid), through
-	// the run's counted tools.
-	hybrid := func(ctx context.Context, query string, f queryapi.Filter) error {
-		hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(query, time.Time{}), queryapi.HybridOptions{
-			Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: f,
-			Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
-		})
-		if err != nil {
-			return err
-		}
-		r.remember(hits)
-		return nil
-	}
-	filter := func() queryapi.Filter { return r.window.filter(r.role) }
+	or.o, or.rel = o, rel
+}
 
-	var plan []action
+// filter is the window and role the search is in now.
+func (or *offlineRun) filter() queryapi.Filter { return or.r.window.filter(or.r.role) }
+
+// hybrid fuses contextual BM25, plain BM25 and semantic similarity.
+// hybrid is the fused ranking eval measures (queryapi.Hybrid), through
+// the run's counted tools.
+func (or *offlineRun) hybrid(ctx context.Context) error {
+	r, p := or.r, or.skill.Params
+	hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(r.question, time.Time{}), queryapi.HybridOptions{
+		Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: or.filter(),
+		Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
+	})
+	if err != nil {
+		return err
+	}
+	r.remember(hits)
+	return nil
+}
+
+// planSearches plans the rounds the observation calls for: a listing of a
+// schedule's window, the hybrid search, exact anchors for phrases and
+// names, and a rewrite with the topics' words.
+func (or *offlineRun) planSearches() {
+	r, o, p := or.r, or.o, or.skill.Params
 	if o.intent == "schedule" && !r.window.since.IsZero() {
-		plan = append(plan, action{name: "list the window", run: func(ctx context.Context) error {
-			page, err := r.list(ctx, queryapi.ListParams{Since: filter().Since, Until: filter().Until, Role: r.role, PageSize: 50})
+		or.plan = append(or.plan, action{name: "list the window", run: func(ctx context.Context) error {
+			f := or.filter()
+			page, err := r.list(ctx, queryapi.ListParams{Since: f.Since, Until: f.Until, Role: r.role, PageSize: 50})
 			if err != nil {
 				return err
 			}
@@ -140,19 +186,19 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 			return nil
 		}})
 	}
-	plan = append(plan, action{name: "hybrid search", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
+	or.plan = append(or.plan, action{name: "hybrid search", run: or.hybrid})
 	if len(o.phrases) > 0 || len(o.names) > 0 {
-		plan = append(plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
+		or.plan = append(or.plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
 			var rankings []queryapi.Weighted
 			for _, ph := range o.phrases {
-				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: filter(), PageSize: p.Limits.Candidates})
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: or.filter(), PageSize: p.Limits.Candidates})
 				if err != nil {
 					return nil, err
 				}
 				rankings = append(rankings, queryapi.Weighted{Hits: page.Hits, Weight: 1})
 			}
 			if len(o.names) > 0 {
-				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: filter(), PageSize: p.Limits.Candidates})
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: or.filter(), PageSize: p.Limits.Candidates})
 				if err != nil {
 					return nil, err
 				}
@@ -162,96 +208,132 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) error {
 		}})
 	}
 	if len(o.expansions) > 0 {
-		plan = append(plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
+		or.plan = append(or.plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
 			query := strings.TrimSpace(o.keywords + " " + strings.Join(o.expansions, " "))
-			page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: query, Match: "any", Filter: filter(), PageSize: p.Limits.Candidates})
+			page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: query, Match: "any", Filter: or.filter(), PageSize: p.Limits.Candidates})
 			if err != nil {
 				return nil, err
 			}
 			return queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8}), nil
 		}})
 	}
+}
 
-	stop := ""
-	widened, droppedRole := false, false
-	var pending sync.WaitGroup
-	defer pending.Wait()
-	for i := 0; stop == ""; i++ {
-		if r.rounds >= r.maxRounds {
-			stop = StopBudget
-			break
-		}
-		if i >= len(plan) {
-			// Coverage: widen the window, then drop the role filter, once each.
-			switch {
-			case r.supported(rel, o) == 0 && !widened && !r.window.explicit && !r.window.since.IsZero():
-				widened = true
-				r.window = timeWindow{}
-				r.note("nothing in the %s window; searched all time", cmpOr(o.signal, "asked"))
-				plan = append(plan, action{name: "widen the window", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
-			case r.supported(rel, o) == 0 && !droppedRole && r.role == "user" && r.rolePref != "user":
-				droppedRole = true
-				r.role = ""
-				r.note("nothing in the user's own words; read all roles")
-				plan = append(plan, action{name: "drop the role filter", run: func(ctx context.Context) error { return hybrid(ctx, r.question, filter()) }})
-			default:
-				if r.supported(rel, o) == 0 {
-					stop = StopNoEvidence
-				} else {
-					stop = StopLowGain
-				}
-				continue
-			}
+// search runs the rounds until one of them gives a stop reason: each round
+// decides whether and what runs, runs it and reflects on what it found.
+// Prefetches it starts are tracked by pending.
+func (or *offlineRun) search(ctx context.Context, pending *sync.WaitGroup) (stop string, err error) {
+	for i := 0; ; i++ {
+		if stop := or.decide(i); stop != "" {
+			return stop, nil
 		}
 		// The second round always runs (the loop stops no earlier), so a
 		// fetch planned for it starts with the first and uses the core
 		// the first leaves idle.
-		if i == 0 && len(plan) > 1 && plan[1].fetch != nil {
-			plan[1] = plan[1].prefetch(ctx, r, &pending)
+		if i == 0 && len(or.plan) > 1 && or.plan[1].fetch != nil {
+			or.plan[1] = or.plan[1].prefetch(ctx, or.r, pending)
 		}
-		act := plan[i]
-		before := r.supported(rel, o)
-		r.mu.Lock() // a prefetch's tool calls read rounds for the trace
-		r.rounds++
-		r.mu.Unlock()
-		if err := act.do(ctx, r); err != nil {
+		if stop, err := or.round(ctx, i); stop != "" || err != nil {
+			return stop, err
+		}
+	}
+}
+
+// decide decides whether round i runs: not past the round budget; past the
+// plan, coverage widens the window, then drops the role filter, once each,
+// and otherwise stops. It returns the stop reason, or "" when round i runs.
+func (or *offlineRun) decide(i int) (stop string) {
+	r, o, rel := or.r, or.o, or.rel
+	if r.rounds >= r.maxRounds {
+		return StopBudget
+	}
+	if i < len(or.plan) {
+		return ""
+	}
+	switch {
+	case r.supported(rel, o) == 0 && !or.widened && !r.window.explicit && !r.window.since.IsZero():
+		or.widened = true
+		r.window = timeWindow{}
+		r.note("nothing in the %s window; searched all time", cmpOr(o.signal, "asked"))
+		or.plan = append(or.plan, action{name: "widen the window", run: or.hybrid})
+	case r.supported(rel, o) == 0 && !or.droppedRole && r.role == "user" && r.rolePref != "user":
+		or.droppedRole = true
+		r.role = ""
+		r.note("nothing in the user's own words; read all roles")
+		or.plan = append(or.plan, action{name: "drop the role filter", run: or.hybrid})
+	default:
+		if r.supported(rel, o) == 0 {
+			return StopNoEvidence
+		}
+		return StopLowGain
+	}
+	return ""
+}
+
+// round runs the planned action of round i and reflects on it. It returns
+// a stop reason when the budget ran out or the round found enough.
+func (or *offlineRun) round(ctx context.Context, i int) (stop string, err error) {
+	r := or.r
+	act := or.plan[i]
+	before := r.supported(or.rel, or.o)
+	r.mu.Lock() // a prefetch's tool calls read rounds for the trace
+	r.rounds++
+	r.mu.Unlock()
+	if err := act.do(ctx, r); err != nil {
+		if errors.Is(err, errToolBudget) || ctx.Err() != nil {
+			r.note("search stopped early: %s", budgetText(err, ctx))
+			return StopBudget, nil
+		}
+		return "", err
+	}
+	return or.reflect(act, i, before), nil
+}
+
+// reflect traces what round i's action found (supported hits, and how many
+// of them are new) and returns a stop reason when that is enough or the
+// plan is spent with little gain.
+func (or *offlineRun) reflect(act action, i, before int) (stop string) {
+	r, p := or.r, or.skill.Params
+	after := r.supported(or.rel, or.o)
+	r.step("reflect", "", nil, after, fmt.Sprintf("%s: %d supported hits (+%d)", act.name, after, after-before))
+	switch {
+	case after >= p.Stop.Enough && i >= 1:
+		return StopEnough
+	case i >= 1 && after > 0 && after-before < p.Stop.MinNew && i+1 >= len(or.plan):
+		return StopLowGain
+	}
+	return ""
+}
+
+// anchor fetches the neighbours of the best supported hits before
+// trusting them; a reply like "开玩笑的" changes what a message means.
+// A spent budget ends it early without an error.
+func (or *offlineRun) anchor(ctx context.Context, stop string) error {
+	if stop == StopNoEvidence {
+		return nil
+	}
+	r, p := or.r, or.skill.Params
+	for _, c := range r.best(or.rel, or.o, p.Limits.MaxAnchors) {
+		if ctx.Err() != nil {
+			r.note("neighbours not fetched: the time budget ran out")
+			return nil
+		}
+		if _, err := r.neighbors(ctx, queryapi.NeighborsParams{MessageID: c.ev.MessageID, Before: p.Limits.Neighbors, After: p.Limits.Neighbors}); err != nil {
 			if errors.Is(err, errToolBudget) || ctx.Err() != nil {
-				stop = StopBudget
-				r.note("search stopped early: %s", budgetText(err, ctx))
-				break
+				return nil
 			}
 			return err
 		}
-		after := r.supported(rel, o)
-		r.step("reflect", "", nil, after, fmt.Sprintf("%s: %d supported hits (+%d)", act.name, after, after-before))
-		switch {
-		case after >= p.Stop.Enough && i >= 1:
-			stop = StopEnough
-		case i >= 1 && after > 0 && after-before < p.Stop.MinNew && i+1 >= len(plan):
-			stop = StopLowGain
-		}
 	}
-
-	// Anchors: fetch the neighbours of the best supported hits before
-	// trusting them; a reply like "开玩笑的" changes what a message means.
-	if stop != StopNoEvidence {
-		for _, c := range r.best(rel, o, p.Limits.MaxAnchors) {
-			if ctx.Err() != nil {
-				r.note("neighbours not fetched: the time budget ran out")
-				break
-			}
-			if _, err := r.neighbors(ctx, queryapi.NeighborsParams{MessageID: c.ev.MessageID, Before: p.Limits.Neighbors, After: p.Limits.Neighbors}); err != nil {
-				if errors.Is(err, errToolBudget) || ctx.Err() != nil {
-					break
-				}
-				return err
-			}
-		}
-	}
-	start = time.Now()
-	r.draft = r.synthesize(rel, o, stop)
-	r.timings.Synthesize = since(start)
 	return nil
+}
+
+// synthesize turns the supported candidates into the draft (run.synthesize).
+func (or *offlineRun) synthesize(stop string) draft {
+	start := time.Now()
+	d := or.r.synthesize(or.rel, or.o, stop)
+	or.r.timings.Synthesize = since(start)
+	return d
 }
 
 func budgetText(err error, ctx context.Context) string {

@@ -134,9 +134,15 @@ const (
 )
 
 // TraceStep is one step of the loop, returned when Options.Trace is set.
+// Each phase means one thing:
+//   - observe: the brain reads the question (the first step, round 0);
+//   - decide: a tool call the brain chose; Tool and Arguments are set, Hits
+//     is what it returned, and Decision says why it was rejected, if it was;
+//   - reflect: the brain judges what the search found: a round's tally, a
+//     candidate set aside or ranked lower, the model's answer or a retry of it.
 type TraceStep struct {
 	Round     int    `json:"round"`
-	Phase     string `json:"phase"` // observe, decide, reflect
+	Phase     string `json:"phase"` // observe, decide, reflect (see above)
 	Tool      string `json:"tool,omitempty"`
 	Arguments any    `json:"arguments,omitempty"`
 	Hits      int    `json:"hits"`
@@ -150,10 +156,11 @@ var ErrInvalidRequest = errors.New("agent: invalid request")
 const MaxQuestionRunes = 1000
 
 // brain decides what to search and what the evidence says. The offline
-// brain follows the skill's rules; the LLM brain asks a model.
+// brain follows the skill's rules; the LLM brain asks a model. recall
+// returns the brain's draft, which run.finish verifies.
 type brain interface {
 	name() string
-	recall(ctx context.Context, run *run) error
+	recall(ctx context.Context, run *run) (draft, error)
 }
 
 // Agent answers recall questions over the user-bound query tools.
@@ -216,9 +223,9 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 	ctx, cancel := context.WithTimeout(ctx, r.budget)
 	defer cancel()
 	if a.llm != nil {
-		err := a.llm.recall(ctx, r)
+		d, err := a.llm.recall(ctx, r)
 		if err == nil {
-			return r.finish(ctx, a.llm.name())
+			return r.finish(ctx, d, a.llm.name())
 		}
 		if ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled) {
 			return nil, ctx.Err()
@@ -240,19 +247,21 @@ func (a *Agent) RecallBound(ctx context.Context, tools *queryapi.Tools, req Requ
 		// have spent the first. limits.tools_called reports both.
 		octx, ocancel := context.WithTimeout(context.WithoutCancel(ctx), r2.budget)
 		defer ocancel()
-		if err := a.offline.recall(octx, r2); err != nil {
+		d, err = a.offline.recall(octx, r2)
+		if err != nil {
 			return nil, err
 		}
-		resp, err := r2.finish(octx, a.offline.name())
+		resp, err := r2.finish(octx, d, a.offline.name())
 		if resp != nil {
 			resp.Limits.ToolsCalled += r.toolsCalled
 		}
 		return resp, err
 	}
-	if err := a.offline.recall(ctx, r); err != nil {
+	d, err := a.offline.recall(ctx, r)
+	if err != nil {
 		return nil, err
 	}
-	return r.finish(ctx, a.offline.name())
+	return r.finish(ctx, d, a.offline.name())
 }
 
 // verifyTimeout bounds the evidence check of an answer; it runs after the

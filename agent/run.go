@@ -78,7 +78,6 @@ type run struct {
 	idfSeen     int                // len(seen) when idf was computed
 	steps       []TraceStep
 	notes       []string
-	draft       draft
 	timings     Timings // observe, synthesize and tools as they happen; the rest in finish
 }
 
@@ -210,15 +209,14 @@ func (r *run) remember(hits []queryapi.Evidence) (fresh int) {
 	return fresh
 }
 
-// finish verifies the draft and builds the response. A brain may stop at
+// finish verifies the brain's draft d and builds the response. A brain may stop at
 // the end of the time budget with what it found; verifying that must still
 // finish, so it runs in its own window (verifyTimeout), detached from the
 // budget: on a spent ctx every lookup would fail and every citation be
 // dropped as "not a message of this user".
-func (r *run) finish(ctx context.Context, brain string) (*Response, error) {
+func (r *run) finish(ctx context.Context, d draft, brain string) (*Response, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
 	defer cancel()
-	d := r.draft
 	start := time.Now()
 	verified, err := r.verify(ctx, d)
 	if err != nil {

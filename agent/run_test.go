@@ -31,12 +31,12 @@ func TestFinishAfterBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.remember(page.Hits)
-	r.draft = draft{view: MemoryView{Constraints: []Item{{Statement: "allergic to peanuts", EvidenceIDs: []string{"c1-a"}, Status: StatusCurrent}}},
+	d := draft{view: MemoryView{Constraints: []Item{{Statement: "allergic to peanuts", EvidenceIDs: []string{"c1-a"}, Status: StatusCurrent}}},
 		answer: "Peanuts.", cited: []string{"c1-a"}, stopReason: StopBudget}
 
 	spent, cancel := context.WithDeadline(t.Context(), time.Now().Add(-time.Millisecond))
 	defer cancel()
-	resp, err := r.finish(spent, "offline")
+	resp, err := r.finish(spent, d, "offline")
 	if err != nil {
 		t.Fatal(err)
 	}
