@@ -9,9 +9,9 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/eval"
+	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/embed/uselite"
 	"github.com/recalld/recalld/skills"
-	"github.com/recalld/recalld/storage/embed"
-	"github.com/recalld/recalld/storage/embed/uselite"
 )
 
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats

@@ -14,9 +14,9 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/embed"
 )
 
 // Config configures Run.

@@ -12,9 +12,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/embed/bge"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/embed"
-	"github.com/recalld/recalld/storage/embed/bge"
 )
 
 // TestClauseClassifierExperiment measures, on the tune half of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""bge-reference.py writes storage/embed/bge/testdata/reference.json: token
+"""bge-reference.py writes internal/embed/bge/testdata/reference.json: token
 ids and CLS vectors of bge-small-zh-v1.5 (the int8 ONNX model fetched by
 scripts/fetch-bge-zh.sh) for a few zh/en/mixed chat lines, with and without
 BAAI's query prefix. The Go tokenizer and forward pass are tested against it.

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/embed/embedtest"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/embed"
-	"github.com/recalld/recalld/storage/embed/embedtest"
 )
 
 // openRemote opens a store in dir whose embedder is the local server srv.

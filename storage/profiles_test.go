@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/embed"
 )
 
 // setProfile stores content as user's profile of the entity through a job.

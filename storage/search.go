@@ -17,7 +17,7 @@ import (
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
 
-	emb "github.com/recalld/recalld/storage/embed"
+	emb "github.com/recalld/recalld/internal/embed"
 )
 
 // LexicalQuery is a BM25 search over one user's messages.

@@ -20,7 +20,7 @@ import (
 	sqlitevec "github.com/asg017/sqlite-vec-go-bindings/cgo"
 	"github.com/blevesearch/bleve/v2"
 
-	emb "github.com/recalld/recalld/storage/embed"
+	emb "github.com/recalld/recalld/internal/embed"
 )
 
 // Errors callers branch on.

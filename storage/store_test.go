@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/embed"
 )
 
 func mustOpen(tb testing.TB, dir string) *storage.Store {

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/embed/embedtest"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
-	"github.com/recalld/recalld/storage/embed/embedtest"
 )
 
 // remoteEmbedder is the environment of a server whose embedder is srv.

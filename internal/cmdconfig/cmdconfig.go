@@ -19,11 +19,11 @@ import (
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/embed/uselite"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/embed"
-	"github.com/recalld/recalld/storage/embed/uselite"
 )
 
 // NewEmbedder builds the configured embedder. For kind "use" it loads

@@ -20,7 +20,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/recalld/recalld/storage/embed"
+	"github.com/recalld/recalld/internal/embed"
 )
 
 // Config is the effective configuration of one recalld command. Values come

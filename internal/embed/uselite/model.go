@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/recalld/recalld/storage/embed/internal/linalg"
+	"github.com/recalld/recalld/internal/embed/internal/linalg"
 )
 
 // supportedOps are the TF ops of the USE-Lite graph. The forward pass below

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recalld/recalld/storage/embed/embedtest"
+	"github.com/recalld/recalld/internal/embed/embedtest"
 )
 
 // modelDir is where `make setup` (scripts/fetch-bge-zh.sh) puts the model.

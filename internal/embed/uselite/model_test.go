@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/recalld/recalld/storage/embed/embedtest"
+	"github.com/recalld/recalld/internal/embed/embedtest"
 )
 
 // modelDir is where `make setup` (scripts/fetch-models.sh) puts the model.

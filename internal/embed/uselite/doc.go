@@ -13,7 +13,7 @@
 // Matrix products use an AVX2/FMA kernel written with simd/archsimd when the
 // package is built with GOEXPERIMENT=simd on amd64 and the CPU has both
 // features, and a portable blocked kernel otherwise (Kernel tells which);
-// both live in storage/embed/internal/linalg, shared with package bge.
+// both live in internal/embed/internal/linalg, shared with package bge.
 //
 // Encoder wraps a Model as an embed.Embedder: batches run on all CPUs with
 // per-worker buffers, and recent texts are cached by SHA-256.

@@ -3,7 +3,7 @@ package uselite
 import (
 	"math"
 
-	"github.com/recalld/recalld/storage/embed/internal/linalg"
+	"github.com/recalld/recalld/internal/embed/internal/linalg"
 )
 
 // scratch holds every buffer of one forward pass, sized for maxLen pieces,

@@ -4,7 +4,7 @@ import (
 	"math"
 	"sync"
 
-	"github.com/recalld/recalld/storage/embed/internal/linalg"
+	"github.com/recalld/recalld/internal/embed/internal/linalg"
 )
 
 const headDim = hidden / heads

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/recalld/recalld/storage/embed"
+	"github.com/recalld/recalld/internal/embed"
 )
 
 var (

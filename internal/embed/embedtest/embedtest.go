@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/recalld/recalld/storage/embed"
+	"github.com/recalld/recalld/internal/embed"
 )
 
 // Server is a local embeddings endpoint. Use URL as the embedder's base URL.

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/recalld/recalld/storage/embed/internal/linalg"
+	"github.com/recalld/recalld/internal/embed/internal/linalg"
 )
 
 // ErrModel reports model files this package cannot run.
