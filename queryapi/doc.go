@@ -13,7 +13,7 @@
 // fusion.go is the one place rankings are combined, in one vocabulary
 // (MinMax, weights, boosts, RRF): Hybrid ranks messages for a question
 // that the caller has read (agent.ParseQuestion), and SearchEvents fuses
-// the events' lexical and semantic rankings before its time decay. The
-// profiles' reciprocal rank fusion still runs inside storage's
-// SearchProfiles, with the same formula as RRF.
+// the events' lexical and semantic rankings before its time decay, and
+// SearchProfiles fuses the two rankings of storage's SearchProfiles by
+// reciprocal rank (RRF).
 package queryapi

@@ -17,7 +17,7 @@ import (
 
 // This file holds all ranking fusion: the messages' hybrid ranking
 // (Hybrid), the events' (fuseEvents, SearchEvents) and the profiles'
-// reciprocal rank fusion (RRF). They share one vocabulary:
+// reciprocal rank fusion (fuseProfiles, RRF). They share one vocabulary:
 //
 //   - a ranking is one search's hits, best first, with its own score scale;
 //   - MinMax normalises a score over its ranking's range to [0, 1];
@@ -41,6 +41,34 @@ const RRFK = 60
 // RRF is the reciprocal-rank share of the hit at rank (0 for the best) of
 // one ranking: 1 / (k + rank + 1). A fused score is the sum over rankings.
 func RRF(k, rank int) float64 { return 1 / float64(k+rank+1) }
+
+// fuseProfiles fuses the profiles' lexical and semantic rankings by
+// reciprocal rank: a profile's score is the sum of RRF(RRFK, rank) over the
+// rankings that hold it. Best first; ties go to the smaller
+// entity_type/entity_id, so the order is total.
+func fuseProfiles(r storage.ProfileRankings) []storage.ProfileHit {
+	byKey := make(map[string]int)
+	hits := make([]storage.ProfileHit, 0, len(r.Lexical)+len(r.Semantic))
+	for _, ranking := range [][]storage.RankedProfile{r.Lexical, r.Semantic} {
+		for _, rp := range ranking {
+			key := rp.EntityType + "/" + rp.EntityID
+			i, ok := byKey[key]
+			if !ok {
+				i = len(hits)
+				byKey[key] = i
+				hits = append(hits, storage.ProfileHit{Profile: rp.Profile})
+			}
+			hits[i].Score += RRF(RRFK, rp.Rank)
+		}
+	}
+	slices.SortStableFunc(hits, func(a, b storage.ProfileHit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.EntityType+"/"+a.EntityID, b.EntityType+"/"+b.EntityID)
+	})
+	return hits
+}
 
 // NeighborShare is the part of Weights.Neighbor a turn d turns away from
 // a top hit receives: 1/√d, so the adjacent turns get most and a wide span

@@ -89,7 +89,8 @@ func (t *Tools) GetProfile(ctx context.Context, p ProfileParams) (storage.Profil
 }
 
 // SearchProfiles ranks the user's profiles for a query: BM25 over their
-// names, tags, summaries and traits fused with vector similarity.
+// names, tags, summaries and traits fused with vector similarity by
+// reciprocal rank (fuseProfiles).
 func (t *Tools) SearchProfiles(ctx context.Context, p ProfileSearchParams) (ProfilePage, error) {
 	if strings.TrimSpace(p.Query) == "" {
 		return ProfilePage{}, invalid("query is required")
@@ -107,11 +108,12 @@ func (t *Tools) SearchProfiles(ctx context.Context, p ProfileSearchParams) (Prof
 	if k < 1 || k > MaxTopK {
 		return ProfilePage{}, invalid("top_k must be between 1 and %d", MaxTopK)
 	}
-	hits, err := t.store.SearchProfiles(ctx, t.user, storage.ProfileQuery{Text: p.Query, EntityType: p.EntityType, TopK: k})
+	rankings, err := t.store.SearchProfiles(ctx, t.user, storage.ProfileQuery{Text: p.Query, EntityType: p.EntityType, TopK: k})
 	if err != nil {
 		return ProfilePage{}, mapErr(err)
 	}
-	return ProfilePage{Profiles: hits}, nil
+	hits := fuseProfiles(rankings)
+	return ProfilePage{Profiles: hits[:min(k, len(hits))]}, nil
 }
 
 // ProfileRevisions lists the kept revisions of one of the user's profiles.

@@ -102,8 +102,11 @@ func TestNormlessVectors(t *testing.T) {
 					if err != nil {
 						t.Fatalf("profile search %q: %v", q, err)
 					}
-					if q != text && (len(ph) == 0 || ph[0].EntityID != "qq:2") {
+					if q != text && (len(ph.Lexical) == 0 || ph.Lexical[0].EntityID != "qq:2") {
 						t.Fatalf("profile search %q: %v", q, hitKeys(ph))
+					}
+					if q == text && len(ph.Semantic) != 0 {
+						t.Fatalf("profile search %q: semantic %v", q, rankKeys(ph.Semantic))
 					}
 				}
 

@@ -35,9 +35,6 @@ const (
 // not a semantic match of a query.
 const minProfileSimilarity = 0.1
 
-// rrfK is the rank offset of reciprocal rank fusion.
-const rrfK = 60
-
 const fEntityType = "entity_type"
 
 // vecProfilesDDL is the DDL of the profiles' vector table for the
@@ -474,34 +471,41 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 	return nil
 }
 
-// SearchProfiles ranks user's profiles for q: BM25 over their text (name,
-// tags, summary, trait values) fused by reciprocal rank with the cosine
-// similarity of their vectors. With no working embedder it ranks lexically.
-func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery) (_ []ProfileHit, err error) {
+// SearchProfiles ranks user's profiles for q twice: BM25 over their text
+// (name, tags, summary, trait values) and the cosine similarity of their
+// vectors, each best first with up to max(3·TopK, 20) candidates (the
+// caller fuses them, queryapi.RRF). A profile's Rank is its position in the
+// ranking as searched: profiles deleted meanwhile are dropped but still
+// count. With no working embedder the semantic ranking is empty.
+func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery) (_ ProfileRankings, err error) {
 	defer s.fault(&err)
+	none := ProfileRankings{Lexical: []RankedProfile{}, Semantic: []RankedProfile{}}
 	if s.cfg.QueueOnly {
-		return nil, errQueueOnly
+		return none, errQueueOnly
 	}
 	if strings.TrimSpace(q.Text) == "" {
-		return nil, fmt.Errorf("%w: empty query", ErrInvalid)
+		return none, fmt.Errorf("%w: empty query", ErrInvalid)
 	}
 	if q.TopK < 1 || q.TopK > MaxProfileTopK {
-		return nil, fmt.Errorf("%w: top_k must be in 1..%d", ErrInvalid, MaxProfileTopK)
+		return none, fmt.Errorf("%w: top_k must be in 1..%d", ErrInvalid, MaxProfileTopK)
 	}
 	if q.EntityType != "" && !ValidEntityType(q.EntityType) {
-		return nil, fmt.Errorf("%w: entity_type %q: want user or group", ErrInvalid, q.EntityType)
+		return none, fmt.Errorf("%w: entity_type %q: want user or group", ErrInvalid, q.EntityType)
 	}
 	if err := s.syncProfiles(ctx, user); err != nil {
-		return nil, err
+		return none, err
 	}
 	cand := max(3*q.TopK, 20)
-	scores := map[int64]float64{}
+	// lexical and semantic hold the rankings' profile seqs, best first.
+	var lexical, semantic []int64
+	seen := map[int64]bool{}
 	var order []int64
-	add := func(seq int64, rank int) {
-		if _, ok := scores[seq]; !ok {
+	add := func(list *[]int64, seq int64) {
+		if !seen[seq] {
+			seen[seq] = true
 			order = append(order, seq)
 		}
-		scores[seq] += 1 / float64(rrfK+rank+1)
+		*list = append(*list, seq)
 	}
 
 	// Lexical: any word, both analyzers, inside the user (and entity type).
@@ -532,14 +536,14 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 	req.SortBy([]string{"-_score", "_id"})
 	res, err := s.profiles.SearchInContext(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("storage: profile search: %w", err)
+		return none, fmt.Errorf("storage: profile search: %w", err)
 	}
-	for i, h := range res.Hits {
+	for _, h := range res.Hits {
 		seq, err := strconv.ParseInt(h.ID, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("storage: profile doc id %q: %w", h.ID, err)
+			return none, fmt.Errorf("storage: profile doc id %q: %w", h.ID, err)
 		}
-		add(seq, i)
+		add(&lexical, seq)
 	}
 
 	// Semantic.
@@ -553,7 +557,7 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 		default:
 			blob, err := sqlitevec.SerializeFloat32(vs[0])
 			if err != nil {
-				return nil, err
+				return none, err
 			}
 			where, args := `embedding MATCH ? AND k = ? AND user_id = ?`, []any{blob, cand, user}
 			if q.EntityType != "" {
@@ -561,9 +565,8 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 			}
 			rows, err := s.r.QueryContext(ctx, `SELECT rowid, distance FROM vec_profiles WHERE `+where+` ORDER BY distance`, args...)
 			if err != nil {
-				return nil, fmt.Errorf("storage: profile knn: %w", err)
+				return none, fmt.Errorf("storage: profile knn: %w", err)
 			}
-			rank := 0
 			for rows.Next() {
 				var (
 					seq  int64
@@ -571,22 +574,21 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 				)
 				if err := rows.Scan(&seq, &dist); err != nil {
 					rows.Close()
-					return nil, fmt.Errorf("storage: profile knn: %w", err)
+					return none, fmt.Errorf("storage: profile knn: %w", err)
 				}
 				// NULL: a vector without a norm (dropped at open since).
 				if dist.Valid && 1-dist.Float64 >= minProfileSimilarity {
-					add(seq, rank)
-					rank++
+					add(&semantic, seq)
 				}
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
-				return nil, fmt.Errorf("storage: profile knn: %w", err)
+				return none, fmt.Errorf("storage: profile knn: %w", err)
 			}
 		}
 	}
 	if len(order) == 0 {
-		return []ProfileHit{}, nil
+		return none, nil
 	}
 
 	// Hydrate from SQLite, the source of truth; index entries of profiles
@@ -600,46 +602,40 @@ func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery)
 	rows, err := s.r.QueryContext(ctx, `SELECT `+profileCols+` FROM profiles WHERE seq IN (`+
 		placeholders(len(order))+`) AND +user_id = ?`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("storage: profile search: %w", err)
+		return none, fmt.Errorf("storage: profile search: %w", err)
 	}
 	defer rows.Close()
 	found := map[int64]Profile{}
 	for rows.Next() {
 		p, seq, err := scanProfile(rows)
 		if err != nil {
-			return nil, fmt.Errorf("storage: profile search: %w", err)
+			return none, fmt.Errorf("storage: profile search: %w", err)
 		}
 		found[seq] = p
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("storage: profile search: %w", err)
+		return none, fmt.Errorf("storage: profile search: %w", err)
 	}
-	hits := make([]ProfileHit, 0, len(found))
 	stale := s.profiles.NewBatch()
 	for _, seq := range order {
-		p, ok := found[seq]
-		if !ok {
+		if _, ok := found[seq]; !ok {
 			stale.Delete(strconv.FormatInt(seq, 10))
-			continue
 		}
-		hits = append(hits, ProfileHit{Profile: p, Score: scores[seq]})
 	}
 	if stale.Size() > 0 {
 		if err := s.profiles.Batch(stale); err != nil {
 			s.log.Warn("profile index: drop stale entries", "err", err)
 		}
 	}
-	slices.SortStableFunc(hits, func(a, b ProfileHit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
+	// ranked hydrates a ranking; a deleted profile keeps its rank counted.
+	ranked := func(seqs []int64) []RankedProfile {
+		out := make([]RankedProfile, 0, len(seqs))
+		for rank, seq := range seqs {
+			if p, ok := found[seq]; ok {
+				out = append(out, RankedProfile{Profile: p, Rank: rank})
+			}
 		}
-		return strings.Compare(a.EntityType+"/"+a.EntityID, b.EntityType+"/"+b.EntityID)
-	})
-	if len(hits) > q.TopK {
-		hits = hits[:q.TopK]
+		return out
 	}
-	return hits, nil
+	return ProfileRankings{Lexical: ranked(lexical), Semantic: ranked(semantic)}, nil
 }

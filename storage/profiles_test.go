@@ -42,12 +42,32 @@ func content(name, summary string, values ...string) storage.ProfileContent {
 	return c
 }
 
-func hitKeys(hs []storage.ProfileHit) []string {
+// hitKeys returns the keys of the lexical ranking's profiles, best first.
+func hitKeys(r storage.ProfileRankings) []string { return rankKeys(r.Lexical) }
+
+func rankKeys(rs []storage.RankedProfile) []string {
 	var out []string
-	for _, h := range hs {
+	for _, h := range rs {
 		out = append(out, h.EntityType+"/"+h.EntityID)
 	}
 	return out
+}
+
+// checkRanks fails unless both rankings are best first with increasing
+// ranks and hold only user's profiles. (queryapi fuses them; its tests
+// check the fused order.)
+func checkRanks(tb testing.TB, user string, r storage.ProfileRankings) {
+	tb.Helper()
+	for _, rs := range [][]storage.RankedProfile{r.Lexical, r.Semantic} {
+		for i, h := range rs {
+			if h.UserID != user {
+				tb.Fatalf("%s got a profile of %s", user, h.UserID)
+			}
+			if h.Rank < i || (i > 0 && h.Rank <= rs[i-1].Rank) {
+				tb.Fatalf("ranks not increasing: %+v", rs)
+			}
+		}
+	}
 }
 
 func TestSearchProfiles(t *testing.T) {
@@ -77,17 +97,13 @@ func TestSearchProfiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkRanks(t, tt.user, hs)
 			got := hitKeys(hs)
 			if len(got) > len(tt.want) {
 				got = got[:len(tt.want)]
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Fatalf("(-want +got):\n%s", diff)
-			}
-			for _, h := range hs {
-				if h.UserID != tt.user {
-					t.Fatalf("%s got a profile of %s", tt.user, h.UserID)
-				}
+				t.Fatalf("lexical (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -99,7 +115,7 @@ func TestSearchProfiles(t *testing.T) {
 
 	// A change is searchable at once; the old text is not.
 	setProfile(t, s, "u1", storage.EntityUser, "tg:7", content("Alice", "Alice: lives in Oslo; works as a pilot.", "sailing"))
-	if hs, _ := s.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "pilot Oslo", TopK: 1}); len(hs) != 1 || hs[0].EntityID != "tg:7" || hs[0].Revision != 2 {
+	if hs, _ := s.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "pilot Oslo", TopK: 1}); len(hs.Lexical) != 1 || hs.Lexical[0].EntityID != "tg:7" || hs.Lexical[0].Revision != 2 {
 		t.Fatalf("after change: %v", hitKeys(hs))
 	}
 	// The index survives a restart, and its loss: it is rebuilt from the rows.
@@ -107,7 +123,7 @@ func TestSearchProfiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2 := mustOpen(t, dir)
-	if hs, _ := s2.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "火锅", TopK: 3}); len(hs) == 0 || hs[0].EntityID != "qq:1" {
+	if hs, _ := s2.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "火锅", TopK: 3}); len(hs.Lexical) == 0 || hs.Lexical[0].EntityID != "qq:1" {
 		t.Fatalf("after reopen: %v", hitKeys(hs))
 	}
 
@@ -115,13 +131,13 @@ func TestSearchProfiles(t *testing.T) {
 	if _, err := s2.DeleteUser(ctx, "u1"); err != nil {
 		t.Fatal(err)
 	}
-	if hs, err := s2.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "火锅 hiking pilot", TopK: 5}); err != nil || len(hs) != 0 {
+	if hs, err := s2.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "火锅 hiking pilot", TopK: 5}); err != nil || len(hs.Lexical)+len(hs.Semantic) != 0 {
 		t.Fatalf("after forget: %v %v", hitKeys(hs), err)
 	}
 	if ps, _ := s2.ListProfiles(ctx, "u1", "", 10); len(ps) != 0 {
 		t.Fatalf("%d profiles left", len(ps))
 	}
-	if hs, _ := s2.SearchProfiles(ctx, "u2", storage.ProfileQuery{Text: "火锅", TopK: 3}); len(hs) != 1 {
+	if hs, _ := s2.SearchProfiles(ctx, "u2", storage.ProfileQuery{Text: "火锅", TopK: 3}); len(hs.Lexical) != 1 {
 		t.Fatalf("u2 lost its profile: %v", hitKeys(hs))
 	}
 }
@@ -142,8 +158,8 @@ func TestSearchProfilesWithoutEmbedder(t *testing.T) {
 	t.Cleanup(func() { s.Close() })
 	setProfile(t, s, "u1", storage.EntityUser, "tg:7", content("Alice", "Alice: likes hiking.", "hiking"))
 	hs, err := s.SearchProfiles(t.Context(), "u1", storage.ProfileQuery{Text: "hiking", TopK: 3})
-	if err != nil || len(hs) != 1 {
-		t.Fatalf("%v %v", hitKeys(hs), err)
+	if err != nil || len(hs.Lexical) != 1 || len(hs.Semantic) != 0 {
+		t.Fatalf("%v %v %v", hitKeys(hs), rankKeys(hs.Semantic), err)
 	}
 }
 
@@ -185,7 +201,7 @@ func TestProfileIndexRebuilt(t *testing.T) {
 	}
 	s = mustOpen(t, dir)
 	hs, err := s.SearchProfiles(t.Context(), "u1", storage.ProfileQuery{Text: "hiking", TopK: 3})
-	if err != nil || len(hs) != 1 || hs[0].EntityID != "tg:7" {
+	if err != nil || len(hs.Lexical) != 1 || hs.Lexical[0].EntityID != "tg:7" {
 		t.Fatalf("%v %v", hitKeys(hs), err)
 	}
 }

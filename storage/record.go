@@ -290,7 +290,24 @@ type JobOutcome struct {
 	Profiles int // profiles that changed (each got a new revision)
 }
 
-// ProfileHit is a profile found by SearchProfiles, with its fused score.
+// RankedProfile is a profile at its position in one of SearchProfiles'
+// rankings: Rank is 0 for the best, and profiles deleted since the search
+// (dropped from the ranking) still count.
+type RankedProfile struct {
+	Profile
+	Rank int
+}
+
+// ProfileRankings are SearchProfiles' two rankings of profiles, best first:
+// BM25 over their text and the cosine similarity of their vectors (empty
+// without a working embedder).
+type ProfileRankings struct {
+	Lexical  []RankedProfile
+	Semantic []RankedProfile
+}
+
+// ProfileHit is a profile found by search_profiles, with its fused score
+// (queryapi fuses SearchProfiles' rankings).
 type ProfileHit struct {
 	Profile
 	Score float64 `json:"score"`
