@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -123,7 +124,7 @@ func TestHybridPriorsNeedDialogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(scores(plain), scores(prior), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(queryapitest.Scores(plain), queryapitest.Scores(prior), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("bot chat: contextual + speaker prior differ from plain BM25 (-plain +got):\n%s", diff)
 	}
 

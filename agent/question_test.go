@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -50,22 +51,6 @@ type hybridOpts struct {
 func hybrid(ctx context.Context, tools queryapi.Searcher, q string, o hybridOpts) ([]queryapi.Evidence, error) {
 	return queryapi.Hybrid(ctx, tools, ParseQuestion(q, o.Now),
 		queryapi.HybridOptions{Limit: o.Limit, Weights: o.Weights, Filter: o.Filter})
-}
-
-func scores(es []queryapi.Evidence) map[string]float64 {
-	out := make(map[string]float64, len(es))
-	for _, e := range es {
-		out[e.MessageID] = e.Score
-	}
-	return out
-}
-
-func ids(es []queryapi.Evidence) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.MessageID
-	}
-	return out
 }
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
@@ -130,7 +115,7 @@ func TestHybrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	top := ids(got)
+	top := queryapitest.IDs(got)
 	if len(top) < 2 {
 		t.Fatalf("got %v, want at least two hits", top)
 	}
@@ -160,15 +145,15 @@ func TestHybrid(t *testing.T) {
 	}
 	for _, e := range plain {
 		if e.MessageID == "c1-e" || e.MessageID == "c1-a" {
-			t.Errorf("without neighbours got %v", ids(plain))
+			t.Errorf("without neighbours got %v", queryapitest.IDs(plain))
 		}
 	}
 	withNb, err := hybrid(ctx, tools, "dentist appointment", hybridOpts{Weights: queryapi.Weights{Contextual: 1, Neighbor: 0.3}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(ids(withNb), "c1-e") || !slices.Contains(ids(withNb), "c1-a") {
-		t.Errorf("with neighbours got %v, want c1-a and c1-e pulled in", ids(withNb))
+	if !slices.Contains(queryapitest.IDs(withNb), "c1-e") || !slices.Contains(queryapitest.IDs(withNb), "c1-a") {
+		t.Errorf("with neighbours got %v, want c1-a and c1-e pulled in", queryapitest.IDs(withNb))
 	}
 
 	// Limit and filter.
@@ -189,7 +174,7 @@ func TestHybrid(t *testing.T) {
 		}
 	}
 	if len(conv) == 0 || conv[0].MessageID != "c2-a" {
-		t.Errorf("filter c2 gave %v, want c2-a first", ids(conv))
+		t.Errorf("filter c2 gave %v, want c2-a first", queryapitest.IDs(conv))
 	}
 
 	// Only stop words: no lexical query, semantic alone still answers.
@@ -266,8 +251,8 @@ func TestHybridSpeakerAndDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(named); len(got) == 0 || got[0] != "m2" {
-		t.Errorf("with the speaker prior got %v (without: %v), want m2 first", got, ids(plain))
+	if got := queryapitest.IDs(named); len(got) == 0 || got[0] != "m2" {
+		t.Errorf("with the speaker prior got %v (without: %v), want m2 first", got, queryapitest.IDs(plain))
 	}
 	for _, e := range named {
 		if e.SenderName != "Joanna" {
@@ -289,14 +274,14 @@ func TestHybridSpeakerAndDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top := ids(got); len(top) == 0 || top[0] != "m3" {
+	if top := queryapitest.IDs(got); len(top) == 0 || top[0] != "m3" {
 		t.Errorf("with a named date got %v, want m3 first", top)
 	}
 	undated, err := hybrid(ctx, tools, q, hybridOpts{Weights: base, Now: day(20, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if top := ids(undated); len(top) > 0 && top[0] == "m3" {
+	if top := queryapitest.IDs(undated); len(top) > 0 && top[0] == "m3" {
 		t.Errorf("without the date ranking m3 leads already (%v): the test proves nothing", top)
 	}
 	filtered, err := hybrid(ctx, tools, q, hybridOpts{Weights: dated, Now: day(20, 0),
@@ -304,7 +289,7 @@ func TestHybridSpeakerAndDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(scores(undated), scores(filtered), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+	if diff := cmp.Diff(queryapitest.Scores(undated), queryapitest.Scores(filtered), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("with a time filter the date ranking still ran (-without +with):\n%s", diff)
 	}
 }

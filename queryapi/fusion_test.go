@@ -7,26 +7,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/queryapi/queryapitest"
 )
 
 func ev(id string, score float64, minute int) queryapi.Evidence {
 	return queryapi.Evidence{MessageID: id, Score: score, CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
-}
-
-func scores(es []queryapi.Evidence) map[string]float64 {
-	out := make(map[string]float64, len(es))
-	for _, e := range es {
-		out[e.MessageID] = e.Score
-	}
-	return out
-}
-
-func ids(es []queryapi.Evidence) []string {
-	out := make([]string, len(es))
-	for i, e := range es {
-		out[i] = e.MessageID
-	}
-	return out
 }
 
 func TestRRF(t *testing.T) {
@@ -47,10 +32,10 @@ func TestFusionMinMax(t *testing.T) {
 	f.Add([]queryapi.Evidence{ev("e", 3, 4)}, 0.1)
 	got := f.Ranked()
 	want := map[string]float64{"a": 0.8, "b": 0.4, "c": 0.2, "d": 0, "e": 0.1}
-	if diff := cmp.Diff(want, scores(got), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
+	if diff := cmp.Diff(want, queryapitest.Scores(got), cmp.Comparer(func(x, y float64) bool { return x-y < 1e-9 && y-x < 1e-9 })); diff != "" {
 		t.Errorf("fused scores (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"a", "b", "c", "e", "d"}, ids(got)); diff != "" {
+	if diff := cmp.Diff([]string{"a", "b", "c", "e", "d"}, queryapitest.IDs(got)); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }
@@ -59,7 +44,7 @@ func TestFusionTies(t *testing.T) {
 	f := queryapi.NewFusion()
 	f.Add([]queryapi.Evidence{ev("z", 1, 5), ev("y", 1, 5), ev("x", 1, 9)}, 1)
 	// Equal scores: the earlier message first, then the smaller id.
-	if diff := cmp.Diff([]string{"y", "z", "x"}, ids(f.Ranked())); diff != "" {
+	if diff := cmp.Diff([]string{"y", "z", "x"}, queryapitest.IDs(f.Ranked())); diff != "" {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }
