@@ -10,6 +10,7 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/eval"
 	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/embed/bge"
 	"github.com/recalld/recalld/internal/embed/uselite"
 	"github.com/recalld/recalld/skills"
 )
@@ -20,9 +21,11 @@ import (
 func TestCoreSuite(t *testing.T) { coreSuite(t, nil, "core", "chats", "chats2") }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
-// with hashing, to the same floors on core.json (the bot-chat suites run
-// with hashing only: the agent's numbers are the same with both, and the
-// race detector makes every suite slow).
+// and bge-small-zh with hashing, to the same floors on core.json (the
+// bot-chat suites run with hashing only: the race detector makes every suite
+// slow). bge-small-zh's forward pass takes minutes under the race detector,
+// so a race build runs USE-Lite with hashing, and `make test` runs this test
+// once more without it.
 func TestCoreSuiteUSE(t *testing.T) {
 	dir := "../models/use-lite"
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); errors.Is(err, os.ErrNotExist) {
@@ -32,7 +35,19 @@ func TestCoreSuiteUSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := embed.NewComposite(uselite.NewEncoder(m, uselite.Options{}), embed.NewHashing(0), embed.DefaultMeaningWeight)
+	use := uselite.NewEncoder(m, uselite.Options{})
+	parts := []embed.Part{{Encoder: use, Weight: embed.DefaultMeaningWeight}}
+	if raceEnabled {
+		t.Log("race detector on: without bge-small-zh (make test runs this test again without the race detector)")
+	} else if zh, err := bge.LoadEncoder("../models/bge-small-zh", bge.EncoderOptions{}); err == nil {
+		parts = []embed.Part{
+			{Encoder: use, Weight: (1 - embed.DefaultZhWeight) * embed.DefaultMeaningWeight},
+			{Encoder: zh, Weight: embed.DefaultZhWeight},
+		}
+	} else {
+		t.Logf("without bge-small-zh: %v", err)
+	}
+	c, err := embed.NewCompositeParts(parts, embed.NewHashing(0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/embed/bge"
 	"github.com/recalld/recalld/internal/embed/uselite"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
@@ -27,9 +28,11 @@ import (
 )
 
 // NewEmbedder builds the configured embedder. For kind "use" it loads
-// USE-Lite from cfg.ModelDir; when the files are missing or corrupt it logs
-// why and returns the hashing embedder, with the reason as fallback (shown
-// by /healthz). It never fails for that.
+// USE-Lite from cfg.ModelDir and, with a positive cfg.ZhWeight, bge-small-zh
+// from cfg.ZhModelDir into one composite; when files are missing or corrupt
+// it logs why and does without that model (hashing alone without USE-Lite;
+// USE-Lite and hashing, the composite of earlier versions, without bge),
+// with the reason as fallback (shown by /healthz). It never fails for that.
 func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
 	switch cfg.Kind {
 	case "openai":
@@ -47,13 +50,27 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 				"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
 			return embed.NewHashing(cfg.Dim), fallback, nil
 		}
-		c, err := embed.NewComposite(uselite.NewEncoder(m, uselite.Options{}), embed.NewHashing(cfg.Dim), cfg.UseWeight)
+		use := uselite.NewEncoder(m, uselite.Options{})
+		parts := []embed.Part{{Encoder: use, Weight: cfg.UseWeight}}
+		if cfg.ZhWeight > 0 {
+			zh, err := bge.LoadEncoder(cfg.ZhModelDir, bge.EncoderOptions{})
+			if err != nil {
+				fallback = fmt.Sprintf("bge-small-zh not loaded, Chinese meaning from hashing only: %v (run scripts/fetch-bge-zh.sh)", err)
+				log.Warn("embedder: bge-small-zh model not loaded; the composite runs without its Chinese sentence model",
+					"model_dir", cfg.ZhModelDir, "err", err, "fix", "scripts/fetch-bge-zh.sh (make setup), then recalld reindex")
+			} else {
+				// bge takes its share; USE-Lite and hashing split the rest
+				// as they do without it.
+				parts = []embed.Part{{Encoder: use, Weight: (1 - cfg.ZhWeight) * cfg.UseWeight}, {Encoder: zh, Weight: cfg.ZhWeight}}
+			}
+		}
+		c, err := embed.NewCompositeParts(parts, embed.NewHashing(cfg.Dim))
 		if err != nil {
 			return nil, "", err
 		}
-		log.Info("embedder: USE-Lite loaded", "model_dir", cfg.ModelDir, "name", c.Name(),
+		log.Info("embedder: sentence models loaded", "model_dir", cfg.ModelDir, "name", c.Name(),
 			"kernel", uselite.Kernel(), "load_ms", time.Since(start).Milliseconds())
-		return c, "", nil
+		return c, fallback, nil
 	default:
 		return embed.NewHashing(cfg.Dim), "", nil
 	}

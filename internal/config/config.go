@@ -107,9 +107,15 @@ type EmbedderConfig struct {
 	Kind string `toml:"kind"`
 	// ModelDir holds the USE-Lite files (scripts/fetch-models.sh).
 	ModelDir string `toml:"model_dir"`
-	// UseWeight is the share of the composite similarity given to USE-Lite
-	// (0 < w < 1); the rest goes to the hashing part.
-	UseWeight float64  `toml:"use_weight"`
+	// ZhWeight is the share of the composite similarity given to
+	// bge-small-zh-v1.5, the Chinese sentence model (0 ≤ w < 1; 0 leaves
+	// it out). Without readable files in ZhModelDir the composite runs
+	// without it and says so (/healthz embedder_fallback).
+	ZhWeight   float64 `toml:"zh_weight"`
+	ZhModelDir string  `toml:"zh_model_dir"`
+	// UseWeight splits the rest between USE-Lite (this share of it,
+	// 0 < w < 1) and the hashing part: USE-Lite gets (1−ZhWeight)·UseWeight.
+	UseWeight float64 `toml:"use_weight"`
 	Dim       int      `toml:"dim"`
 	BaseURL   string   `toml:"base_url"`
 	Model     string   `toml:"model"`
@@ -139,6 +145,7 @@ func DefaultConfig() Config {
 		ShutdownTimeout: Duration{30 * time.Second},
 		PerUserInflight: 4,
 		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
+			ZhModelDir: "models/bge-small-zh", ZhWeight: embed.DefaultZhWeight,
 			Retry: Duration{30 * time.Second}},
 		Cognitive: defaultCognitive(),
 		Breaker:   BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
@@ -190,6 +197,9 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.BoolVar(&cfg.LogJSON, "log-json", cfg.LogJSON, "log JSON lines instead of text (env RECALLD_LOG_JSON)")
 	fs.StringVar(&cfg.Embedder.Kind, "embedder", cfg.Embedder.Kind, "use, hash or openai (env RECALLD_EMBEDDER)")
 	fs.StringVar(&cfg.Embedder.ModelDir, "embedder-model-dir", cfg.Embedder.ModelDir, "USE-Lite model files for embedder use (env RECALLD_EMBEDDER_MODEL_DIR)")
+	fs.StringVar(&cfg.Embedder.ZhModelDir, "embedder-zh-model-dir", cfg.Embedder.ZhModelDir, "bge-small-zh model files for embedder use (env RECALLD_EMBEDDER_ZH_MODEL_DIR)")
+	fs.Float64Var(&cfg.Embedder.UseWeight, "embedder-use-weight", cfg.Embedder.UseWeight, "USE-Lite's share of the similarity bge-small-zh leaves (the rest: hashing) (env RECALLD_EMBEDDER_USE_WEIGHT)")
+	fs.Float64Var(&cfg.Embedder.ZhWeight, "embedder-zh-weight", cfg.Embedder.ZhWeight, "share of the similarity from bge-small-zh, 0 = off (env RECALLD_EMBEDDER_ZH_WEIGHT)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
 	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
@@ -244,6 +254,16 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 			set(n)
 		}
 	}
+	flt := func(key string, dst *float64) {
+		if v := getenv(key); v != "" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %q is not a number", key, v))
+				return
+			}
+			*dst = f
+		}
+	}
 	dur := func(key string, dst *Duration) {
 		if v := getenv(key); v != "" {
 			if err := dst.UnmarshalText([]byte(v)); err != nil {
@@ -285,6 +305,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	}
 	str("RECALLD_EMBEDDER", &cfg.Embedder.Kind)
 	str("RECALLD_EMBEDDER_MODEL_DIR", &cfg.Embedder.ModelDir)
+	str("RECALLD_EMBEDDER_ZH_MODEL_DIR", &cfg.Embedder.ZhModelDir)
+	flt("RECALLD_EMBEDDER_USE_WEIGHT", &cfg.Embedder.UseWeight)
+	flt("RECALLD_EMBEDDER_ZH_WEIGHT", &cfg.Embedder.ZhWeight)
 	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)
@@ -346,6 +369,9 @@ func (c Config) Validate() error {
 	case "use", "hash":
 		if c.Embedder.Kind == "use" && !(c.Embedder.UseWeight > 0 && c.Embedder.UseWeight < 1) {
 			errs = append(errs, fmt.Errorf("embedder.use_weight %v: want a value between 0 and 1", c.Embedder.UseWeight))
+		}
+		if c.Embedder.Kind == "use" && !(c.Embedder.ZhWeight >= 0 && c.Embedder.ZhWeight < 1) {
+			errs = append(errs, fmt.Errorf("embedder.zh_weight %v: want 0 (off) or a value below 1", c.Embedder.ZhWeight))
 		}
 		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {
 			errs = append(errs, fmt.Errorf("embedder.dim %d: the hashing embedder takes 64..8192", c.Embedder.Dim))

@@ -13,6 +13,12 @@ import (
 // the LoCoMo and own-suite evals (README, "Embedders").
 const DefaultMeaningWeight = 0.5
 
+// DefaultZhWeight is the share of the default composite's cosine that comes
+// from bge-small-zh, the Chinese sentence model, when it is installed;
+// USE-Lite and hashing split the rest by DefaultMeaningWeight. Chosen on the
+// tune halves of the own suites and LoCoMo (README, "Embedders").
+const DefaultZhWeight = 0.35
+
 // SentenceEncoder is a local model that gives one unit vector per text, such
 // as uselite.Encoder. Its single-text form cannot fail: it is computation,
 // not a call over the network.
