@@ -15,7 +15,8 @@ type scratch struct {
 	x, h, att, out []float32 // T × hidden
 	qkv            []float32 // T × 3·hidden
 	ff             []float32 // T × ffn
-	q              []float32 // quantized activations, T × max(hidden, ffn)
+	q              []int16   // quantized activations, T × max(hidden, ffn)
+	mul            []float32 // the output scale of each column, ffn
 	p              []float32 // attention weights of one query, T
 }
 
@@ -29,7 +30,8 @@ func (s *scratch) grow(t int) {
 	s.out = make([]float32, t*hidden)
 	s.qkv = make([]float32, t*3*hidden)
 	s.ff = make([]float32, t*ffn)
-	s.q = make([]float32, t*ffn)
+	s.q = make([]int16, t*ffn)
+	s.mul = make([]float32, ffn)
 	s.p = make([]float32, t)
 }
 
@@ -88,7 +90,7 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 // layer runs one encoder layer on x (T × hidden) in place.
 func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	qkv := s.qkv[:T*3*hidden]
-	quantLinear(qkv, x, T, l.qkv, s.q, threads)
+	quantLinear(qkv, x, T, l.qkv, s, threads)
 
 	att := s.att[:T*hidden]
 	for h := range heads {
@@ -117,7 +119,7 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	}
 
 	out := s.out[:T*hidden]
-	quantLinear(out, att, T, l.attOut, s.q, threads)
+	quantLinear(out, att, T, l.attOut, s, threads)
 	for i := range out {
 		x[i] += out[i]
 	}
@@ -126,11 +128,11 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	}
 
 	ff := s.ff[:T*ffn]
-	quantLinear(ff, x, T, l.ffn1, s.q, threads)
+	quantLinear(ff, x, T, l.ffn1, s, threads)
 	for i, v := range ff {
 		ff[i] = v * float32(1+math.Erf(float64(v/math.Sqrt2))) * 0.5
 	}
-	quantLinear(out, ff, T, l.ffn2, s.q, threads)
+	quantLinear(out, ff, T, l.ffn2, s, threads)
 	for i := range out {
 		x[i] += out[i]
 	}
@@ -142,10 +144,9 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 // quantLinear sets out (rows × n) to in (rows × k) times w plus bias the way
 // the graph's DynamicQuantizeLinear + MatMulInteger does: in is quantized to
 // uint8 with one scale and zero point for the whole tensor, multiplied by
-// the int8 weights in integers, and scaled back per column. The integer
-// products are exact in float32 (|a−zp| ≤ 255, |w| ≤ 128, and partial sums
-// stay far below 2^24), so the float kernel computes the same integers.
-func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32, threads int) {
+// the int8 weights in integers (exact: linalg.QMatMul), and scaled back per
+// column.
+func quantLinear(out, in []float32, rows int, w qmatrix, s *scratch, threads int) {
 	k, n := w.w.K(), w.w.N()
 	in = in[:rows*k]
 	lo, hi := float32(0), float32(0)
@@ -158,22 +159,16 @@ func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32, threads
 		scale = 1
 	}
 	zp := float32(math.RoundToEven(float64(min(max(0-lo/scale, 0), 255))))
-	q := qbuf[:rows*k]
+	q := s.q[:rows*k]
 	for i, v := range in {
 		r := float32(math.RoundToEven(float64(v / scale)))
-		q[i] = min(max(r+zp, 0), 255) - zp
+		q[i] = int16(min(max(r+zp, 0), 255) - zp)
 	}
-	linalg.MatMulParallel(out, q, rows, w.w, nil, false, threads)
-	mul := make([]float32, n)
+	mul := s.mul[:n]
 	for j := range mul {
 		mul[j] = scale * w.scale[j]
 	}
-	for r := range rows {
-		row := out[r*n : (r+1)*n]
-		for j, v := range row {
-			row[j] = v*mul[j] + w.bias[j]
-		}
-	}
+	linalg.QMatMulParallel(out, q, rows, w.w, mul, w.bias, threads)
 }
 
 // layerNorm normalises x to zero mean and unit variance, then applies the
