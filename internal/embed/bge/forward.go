@@ -17,11 +17,11 @@ type scratch struct {
 	ff             []float32 // T × ffn
 	q              []int16   // quantized activations, T × max(hidden, ffn)
 	mul            []float32 // the output scale of each column, ffn
-	p              []float32 // attention weights of one query, T
+	p              []float32 // attention weights of one query, T per thread
 }
 
-func (s *scratch) grow(t int) {
-	if len(s.p) >= t {
+func (s *scratch) grow(t, threads int) {
+	if len(s.x) >= t*hidden && len(s.p) >= t*threads {
 		return
 	}
 	s.x = make([]float32, t*hidden)
@@ -32,7 +32,7 @@ func (s *scratch) grow(t int) {
 	s.ff = make([]float32, t*ffn)
 	s.q = make([]int16, t*ffn)
 	s.mul = make([]float32, ffn)
-	s.p = make([]float32, t)
+	s.p = make([]float32, t*threads)
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -56,7 +56,7 @@ func (m *Model) embedIDs(ids []int32, threads int) []float32 {
 	if T == 0 {
 		return make([]float32, hidden)
 	}
-	s.grow(T)
+	s.grow(T, threads)
 	x := s.x[:T*hidden]
 	m.embed(x, ids, s.h)
 	for i := range m.layers {
@@ -87,58 +87,87 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 	}
 }
 
-// layer runs one encoder layer on x (T × hidden) in place.
+// layer runs one encoder layer on x (T × hidden) in place, each step split
+// over threads goroutines: the matrix products by columns, attention by
+// heads, the rest by rows.
 func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	qkv := s.qkv[:T*3*hidden]
 	quantLinear(qkv, x, T, l.qkv, s, threads)
 
 	att := s.att[:T*hidden]
-	for h := range heads {
-		off := h * headDim
-		for t := range T {
-			q := qkv[t*3*hidden+off : t*3*hidden+off+headDim]
-			p := s.p[:T]
-			mx := float32(math.Inf(-1))
-			for u := range T {
-				k := qkv[u*3*hidden+hidden+off : u*3*hidden+hidden+off+headDim]
-				p[u] = linalg.Dot(q, k) / 8 // sqrt(headDim)
-				mx = max(mx, p[u])
-			}
-			var sum float32
-			for u := range p {
-				p[u] = float32(math.Exp(float64(p[u] - mx)))
-				sum += p[u]
-			}
-			o := att[t*hidden+off : t*hidden+off+headDim]
-			clear(o)
-			for u, w := range p {
-				v := qkv[u*3*hidden+2*hidden+off : u*3*hidden+2*hidden+off+headDim]
-				linalg.Axpy(o, v, w/sum)
-			}
+	parallel(threads, heads, heads*T*T*headDim, func(part, h0, h1 int) {
+		p := s.p[part*T : (part+1)*T]
+		for h := h0; h < h1; h++ {
+			attend(att, qkv, T, h, p)
 		}
-	}
+	})
 
 	out := s.out[:T*hidden]
 	quantLinear(out, att, T, l.attOut, s, threads)
-	for i := range out {
-		x[i] += out[i]
-	}
-	for t := range T {
-		layerNorm(x[t*hidden:(t+1)*hidden], l.ln1)
-	}
+	addNorm(x, out, T, l.ln1, threads)
 
 	ff := s.ff[:T*ffn]
 	quantLinear(ff, x, T, l.ffn1, s, threads)
-	for i, v := range ff {
-		ff[i] = v * float32(1+math.Erf(float64(v/math.Sqrt2))) * 0.5
-	}
+	parallel(threads, T, T*ffn*8, func(_, t0, t1 int) {
+		linalg.GELU(ff[t0*ffn : t1*ffn])
+	})
 	quantLinear(out, ff, T, l.ffn2, s, threads)
-	for i := range out {
-		x[i] += out[i]
-	}
+	addNorm(x, out, T, l.ln2, threads)
+}
+
+// attend sets head h of att (T × hidden) to the attention of each token
+// over all T tokens of qkv (T × 3·hidden: queries, keys, values), with p
+// (length T) for the weights.
+func attend(att, qkv []float32, T, h int, p []float32) {
+	off := h * headDim
 	for t := range T {
-		layerNorm(x[t*hidden:(t+1)*hidden], l.ln2)
+		q := qkv[t*3*hidden+off : t*3*hidden+off+headDim]
+		for u := range T {
+			k := qkv[u*3*hidden+hidden+off : u*3*hidden+hidden+off+headDim]
+			p[u] = linalg.Dot(q, k) / 8 // sqrt(headDim)
+		}
+		linalg.Softmax(p)
+		o := att[t*hidden+off : t*hidden+off+headDim]
+		clear(o)
+		for u, w := range p {
+			v := qkv[u*3*hidden+2*hidden+off : u*3*hidden+2*hidden+off+headDim]
+			linalg.Axpy(o, v, w)
+		}
 	}
+}
+
+// addNorm adds out to x (T × hidden) and normalises each row with wb.
+func addNorm(x, out []float32, T int, wb [2][]float32, threads int) {
+	parallel(threads, T, T*hidden*8, func(_, t0, t1 int) {
+		for i := t0 * hidden; i < t1*hidden; i++ {
+			x[i] += out[i]
+		}
+		for t := t0; t < t1; t++ {
+			layerNorm(x[t*hidden:(t+1)*hidden], wb)
+		}
+	})
+}
+
+// minParallelWork is the cost (in multiply-adds, roughly) below which
+// parallel runs on the calling goroutine alone.
+const minParallelWork = 1 << 17
+
+// parallel splits [0, n) into up to threads contiguous parts and runs f on
+// each, part i on a goroutine of its own (the first on the caller's), and
+// returns when all are done. work is the cost of the whole; below
+// minParallelWork, f runs once over [0, n).
+func parallel(threads, n, work int, f func(part, lo, hi int)) {
+	parts := min(threads, n, max(work/minParallelWork, 1))
+	if parts <= 1 {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		wg.Go(func() { f(i, i*n/parts, (i+1)*n/parts) })
+	}
+	f(0, 0, n/parts)
+	wg.Wait()
 }
 
 // quantLinear sets out (rows × n) to in (rows × k) times w plus bias the way
@@ -149,21 +178,15 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 func quantLinear(out, in []float32, rows int, w qmatrix, s *scratch, threads int) {
 	k, n := w.w.K(), w.w.N()
 	in = in[:rows*k]
-	lo, hi := float32(0), float32(0)
-	for _, v := range in {
-		lo = min(lo, v)
-		hi = max(hi, v)
-	}
+	lo, hi := linalg.MinMax(in)
+	lo, hi = min(lo, 0), max(hi, 0)
 	scale := (hi - lo) / 255
 	if hi == lo {
 		scale = 1
 	}
 	zp := float32(math.RoundToEven(float64(min(max(0-lo/scale, 0), 255))))
 	q := s.q[:rows*k]
-	for i, v := range in {
-		r := float32(math.RoundToEven(float64(v / scale)))
-		q[i] = int16(min(max(r+zp, 0), 255) - zp)
-	}
+	linalg.Quantize(q, in, scale, zp)
 	mul := s.mul[:n]
 	for j := range mul {
 		mul[j] = scale * w.scale[j]
