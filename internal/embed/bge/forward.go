@@ -12,16 +12,26 @@ const headDim = hidden / heads
 // scratch holds the buffers of one forward pass, grown to the longest text
 // seen, so a worker embeds text after text without allocating.
 type scratch struct {
-	x, h, att, out []float32 // T × hidden
-	qkv            []float32 // T × 3·hidden
-	ff             []float32 // T × ffn
-	q              []int16   // quantized activations, T × max(hidden, ffn)
-	mul            []float32 // the output scale of each column, ffn
-	p              []float32 // attention weights of one query, T per thread
+	x, h, att, out []float32     // T × hidden
+	qkv            []float32     // T × 3·hidden
+	ff             []float32     // T × ffn
+	q              []int16       // quantized activations, T × max(hidden, ffn)
+	mul            []float32     // the output scale of each column, ffn
+	heads          []headScratch // one per thread
+}
+
+// headScratch holds the buffers of one attention head (tp: T rounded up to
+// a whole weight panel).
+type headScratch struct {
+	q, o   []float32 // T × headDim
+	kt     []float32 // headDim × tp
+	v      []float32 // tp × headDim
+	s      []float32 // T × tp
+	km, vm linalg.Matrix
 }
 
 func (s *scratch) grow(t, threads int) {
-	if len(s.x) >= t*hidden && len(s.p) >= t*threads {
+	if len(s.x) >= t*hidden && len(s.heads) >= threads {
 		return
 	}
 	s.x = make([]float32, t*hidden)
@@ -32,7 +42,17 @@ func (s *scratch) grow(t, threads int) {
 	s.ff = make([]float32, t*ffn)
 	s.q = make([]int16, t*ffn)
 	s.mul = make([]float32, ffn)
-	s.p = make([]float32, t*threads)
+	tp := (t + linalg.Panel - 1) / linalg.Panel * linalg.Panel
+	s.heads = make([]headScratch, threads)
+	for i := range s.heads {
+		s.heads[i] = headScratch{
+			q:  make([]float32, t*headDim),
+			o:  make([]float32, t*headDim),
+			kt: make([]float32, headDim*tp),
+			v:  make([]float32, tp*headDim),
+			s:  make([]float32, t*tp),
+		}
+	}
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -96,9 +116,8 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 
 	att := s.att[:T*hidden]
 	parallel(threads, heads, heads*T*T*headDim, func(part, h0, h1 int) {
-		p := s.p[part*T : (part+1)*T]
 		for h := h0; h < h1; h++ {
-			attend(att, qkv, T, h, p)
+			attend(att, qkv, T, h, &s.heads[part])
 		}
 	})
 
@@ -116,23 +135,38 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 }
 
 // attend sets head h of att (T × hidden) to the attention of each token
-// over all T tokens of qkv (T × 3·hidden: queries, keys, values), with p
-// (length T) for the weights.
-func attend(att, qkv []float32, T, h int, p []float32) {
+// over all T tokens of qkv (T × 3·hidden: queries, keys, values), as two
+// matrix products: the head's queries (divided by √headDim = 8, exactly)
+// times its keys, transposed and padded with zero columns to whole panels;
+// a softmax of each row; times its values (padded with zero rows).
+func attend(att, qkv []float32, T, h int, b *headScratch) {
 	off := h * headDim
+	tp := (T + linalg.Panel - 1) / linalg.Panel * linalg.Panel
+	q, o := b.q[:T*headDim], b.o[:T*headDim]
+	kt, v, sc := b.kt[:headDim*tp], b.v[:tp*headDim], b.s[:T*tp]
+	clear(kt)
+	clear(v[T*headDim:])
 	for t := range T {
-		q := qkv[t*3*hidden+off : t*3*hidden+off+headDim]
-		for u := range T {
-			k := qkv[u*3*hidden+hidden+off : u*3*hidden+hidden+off+headDim]
-			p[u] = linalg.Dot(q, k) / 8 // sqrt(headDim)
+		row := qkv[t*3*hidden : (t+1)*3*hidden]
+		for d, x := range row[off : off+headDim] {
+			q[t*headDim+d] = x / 8
 		}
-		linalg.Softmax(p)
-		o := att[t*hidden+off : t*hidden+off+headDim]
-		clear(o)
-		for u, w := range p {
-			v := qkv[u*3*hidden+2*hidden+off : u*3*hidden+2*hidden+off+headDim]
-			linalg.Axpy(o, v, w)
+		for d, x := range row[hidden+off : hidden+off+headDim] {
+			kt[d*tp+t] = x
 		}
+		copy(v[t*headDim:(t+1)*headDim], row[2*hidden+off:2*hidden+off+headDim])
+	}
+	b.km.Repack(kt, headDim, tp)
+	linalg.MatMul(sc, q, T, b.km, nil, false)
+	for t := range T {
+		p := sc[t*tp : (t+1)*tp]
+		linalg.Softmax(p[:T])
+		clear(p[T:])
+	}
+	b.vm.Repack(v, tp, headDim)
+	linalg.MatMul(o, sc, T, b.vm, nil, false)
+	for t := range T {
+		copy(att[t*hidden+off:t*hidden+off+headDim], o[t*headDim:(t+1)*headDim])
 	}
 }
 
