@@ -12,15 +12,26 @@ const headDim = hidden / heads
 // scratch holds the buffers of one forward pass, grown to the longest text
 // seen, so a worker embeds text after text without allocating.
 type scratch struct {
-	x, h, att, out []float32 // T × hidden
-	qkv            []float32 // T × 3·hidden
-	ff             []float32 // T × ffn
-	q              []float32 // quantized activations, T × max(hidden, ffn)
-	p              []float32 // attention weights of one query, T
+	x, h, att, out []float32     // T × hidden
+	qkv            []float32     // T × 3·hidden
+	ff             []float32     // T × ffn
+	q              []int16       // quantized activations, T × max(hidden, ffn)
+	mul            []float32     // the output scale of each column, ffn
+	heads          []headScratch // one per thread
 }
 
-func (s *scratch) grow(t int) {
-	if len(s.p) >= t {
+// headScratch holds the buffers of one attention head (tp: T rounded up to
+// a whole weight panel).
+type headScratch struct {
+	q, o   []float32 // T × headDim
+	kt     []float32 // headDim × tp
+	v      []float32 // tp × headDim
+	s      []float32 // T × tp
+	km, vm linalg.Matrix
+}
+
+func (s *scratch) grow(t, threads int) {
+	if len(s.x) >= t*hidden && len(s.heads) >= threads {
 		return
 	}
 	s.x = make([]float32, t*hidden)
@@ -29,8 +40,19 @@ func (s *scratch) grow(t int) {
 	s.out = make([]float32, t*hidden)
 	s.qkv = make([]float32, t*3*hidden)
 	s.ff = make([]float32, t*ffn)
-	s.q = make([]float32, t*ffn)
-	s.p = make([]float32, t)
+	s.q = make([]int16, t*ffn)
+	s.mul = make([]float32, ffn)
+	tp := (t + linalg.Panel - 1) / linalg.Panel * linalg.Panel
+	s.heads = make([]headScratch, threads)
+	for i := range s.heads {
+		s.heads[i] = headScratch{
+			q:  make([]float32, t*headDim),
+			o:  make([]float32, t*headDim),
+			kt: make([]float32, headDim*tp),
+			v:  make([]float32, tp*headDim),
+			s:  make([]float32, t*tp),
+		}
+	}
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -54,7 +76,7 @@ func (m *Model) embedIDs(ids []int32, threads int) []float32 {
 	if T == 0 {
 		return make([]float32, hidden)
 	}
-	s.grow(T)
+	s.grow(T, threads)
 	x := s.x[:T*hidden]
 	m.embed(x, ids, s.h)
 	for i := range m.layers {
@@ -85,95 +107,125 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 	}
 }
 
-// layer runs one encoder layer on x (T × hidden) in place.
+// layer runs one encoder layer on x (T × hidden) in place, each step split
+// over threads goroutines: the matrix products by columns, attention by
+// heads, the rest by rows.
 func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	qkv := s.qkv[:T*3*hidden]
-	quantLinear(qkv, x, T, l.qkv, s.q, threads)
+	quantLinear(qkv, x, T, l.qkv, s, threads)
 
 	att := s.att[:T*hidden]
-	for h := range heads {
-		off := h * headDim
-		for t := range T {
-			q := qkv[t*3*hidden+off : t*3*hidden+off+headDim]
-			p := s.p[:T]
-			mx := float32(math.Inf(-1))
-			for u := range T {
-				k := qkv[u*3*hidden+hidden+off : u*3*hidden+hidden+off+headDim]
-				p[u] = linalg.Dot(q, k) / 8 // sqrt(headDim)
-				mx = max(mx, p[u])
-			}
-			var sum float32
-			for u := range p {
-				p[u] = float32(math.Exp(float64(p[u] - mx)))
-				sum += p[u]
-			}
-			o := att[t*hidden+off : t*hidden+off+headDim]
-			clear(o)
-			for u, w := range p {
-				v := qkv[u*3*hidden+2*hidden+off : u*3*hidden+2*hidden+off+headDim]
-				linalg.Axpy(o, v, w/sum)
-			}
+	parallel(threads, heads, heads*T*T*headDim, func(part, h0, h1 int) {
+		for h := h0; h < h1; h++ {
+			attend(att, qkv, T, h, &s.heads[part])
 		}
-	}
+	})
 
 	out := s.out[:T*hidden]
-	quantLinear(out, att, T, l.attOut, s.q, threads)
-	for i := range out {
-		x[i] += out[i]
-	}
-	for t := range T {
-		layerNorm(x[t*hidden:(t+1)*hidden], l.ln1)
-	}
+	quantLinear(out, att, T, l.attOut, s, threads)
+	addNorm(x, out, T, l.ln1, threads)
 
 	ff := s.ff[:T*ffn]
-	quantLinear(ff, x, T, l.ffn1, s.q, threads)
-	for i, v := range ff {
-		ff[i] = v * float32(1+math.Erf(float64(v/math.Sqrt2))) * 0.5
-	}
-	quantLinear(out, ff, T, l.ffn2, s.q, threads)
-	for i := range out {
-		x[i] += out[i]
-	}
+	quantLinear(ff, x, T, l.ffn1, s, threads)
+	parallel(threads, T, T*ffn*8, func(_, t0, t1 int) {
+		linalg.GELU(ff[t0*ffn : t1*ffn])
+	})
+	quantLinear(out, ff, T, l.ffn2, s, threads)
+	addNorm(x, out, T, l.ln2, threads)
+}
+
+// attend sets head h of att (T × hidden) to the attention of each token
+// over all T tokens of qkv (T × 3·hidden: queries, keys, values), as two
+// matrix products: the head's queries (divided by √headDim = 8, exactly)
+// times its keys, transposed and padded with zero columns to whole panels;
+// a softmax of each row; times its values (padded with zero rows).
+func attend(att, qkv []float32, T, h int, b *headScratch) {
+	off := h * headDim
+	tp := (T + linalg.Panel - 1) / linalg.Panel * linalg.Panel
+	q, o := b.q[:T*headDim], b.o[:T*headDim]
+	kt, v, sc := b.kt[:headDim*tp], b.v[:tp*headDim], b.s[:T*tp]
+	clear(kt)
+	clear(v[T*headDim:])
 	for t := range T {
-		layerNorm(x[t*hidden:(t+1)*hidden], l.ln2)
+		row := qkv[t*3*hidden : (t+1)*3*hidden]
+		for d, x := range row[off : off+headDim] {
+			q[t*headDim+d] = x / 8
+		}
+		for d, x := range row[hidden+off : hidden+off+headDim] {
+			kt[d*tp+t] = x
+		}
+		copy(v[t*headDim:(t+1)*headDim], row[2*hidden+off:2*hidden+off+headDim])
 	}
+	b.km.Repack(kt, headDim, tp)
+	linalg.MatMul(sc, q, T, b.km, nil, false)
+	for t := range T {
+		p := sc[t*tp : (t+1)*tp]
+		linalg.Softmax(p[:T])
+		clear(p[T:])
+	}
+	b.vm.Repack(v, tp, headDim)
+	linalg.MatMul(o, sc, T, b.vm, nil, false)
+	for t := range T {
+		copy(att[t*hidden+off:t*hidden+off+headDim], o[t*headDim:(t+1)*headDim])
+	}
+}
+
+// addNorm adds out to x (T × hidden) and normalises each row with wb.
+func addNorm(x, out []float32, T int, wb [2][]float32, threads int) {
+	parallel(threads, T, T*hidden*8, func(_, t0, t1 int) {
+		for i := t0 * hidden; i < t1*hidden; i++ {
+			x[i] += out[i]
+		}
+		for t := t0; t < t1; t++ {
+			layerNorm(x[t*hidden:(t+1)*hidden], wb)
+		}
+	})
+}
+
+// minParallelWork is the cost (in multiply-adds, roughly) below which
+// parallel runs on the calling goroutine alone.
+const minParallelWork = 1 << 17
+
+// parallel splits [0, n) into up to threads contiguous parts and runs f on
+// each, part i on a goroutine of its own (the first on the caller's), and
+// returns when all are done. work is the cost of the whole; below
+// minParallelWork, f runs once over [0, n).
+func parallel(threads, n, work int, f func(part, lo, hi int)) {
+	parts := min(threads, n, max(work/minParallelWork, 1))
+	if parts <= 1 {
+		f(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		wg.Go(func() { f(i, i*n/parts, (i+1)*n/parts) })
+	}
+	f(0, 0, n/parts)
+	wg.Wait()
 }
 
 // quantLinear sets out (rows × n) to in (rows × k) times w plus bias the way
 // the graph's DynamicQuantizeLinear + MatMulInteger does: in is quantized to
 // uint8 with one scale and zero point for the whole tensor, multiplied by
-// the int8 weights in integers, and scaled back per column. The integer
-// products are exact in float32 (|a−zp| ≤ 255, |w| ≤ 128, and partial sums
-// stay far below 2^24), so the float kernel computes the same integers.
-func quantLinear(out, in []float32, rows int, w qmatrix, qbuf []float32, threads int) {
+// the int8 weights in integers (exact: linalg.QMatMul), and scaled back per
+// column.
+func quantLinear(out, in []float32, rows int, w qmatrix, s *scratch, threads int) {
 	k, n := w.w.K(), w.w.N()
 	in = in[:rows*k]
-	lo, hi := float32(0), float32(0)
-	for _, v := range in {
-		lo = min(lo, v)
-		hi = max(hi, v)
-	}
+	lo, hi := linalg.MinMax(in)
+	lo, hi = min(lo, 0), max(hi, 0)
 	scale := (hi - lo) / 255
 	if hi == lo {
 		scale = 1
 	}
 	zp := float32(math.RoundToEven(float64(min(max(0-lo/scale, 0), 255))))
-	q := qbuf[:rows*k]
-	for i, v := range in {
-		r := float32(math.RoundToEven(float64(v / scale)))
-		q[i] = min(max(r+zp, 0), 255) - zp
-	}
-	linalg.MatMulParallel(out, q, rows, w.w, nil, false, threads)
-	mul := make([]float32, n)
+	q := s.q[:rows*k]
+	linalg.Quantize(q, in, scale, zp)
+	mul := s.mul[:n]
 	for j := range mul {
 		mul[j] = scale * w.scale[j]
 	}
-	for r := range rows {
-		row := out[r*n : (r+1)*n]
-		for j, v := range row {
-			row[j] = v*mul[j] + w.bias[j]
-		}
-	}
+	linalg.QMatMulParallel(out, q, rows, w.w, mul, w.bias, threads)
 }
 
 // layerNorm normalises x to zero mean and unit variance, then applies the

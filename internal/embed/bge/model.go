@@ -39,10 +39,10 @@ var supportedOps = []string{
 	"Sqrt", "Sub", "Transpose", "Unsqueeze",
 }
 
-// qmatrix is an int8 weight matrix of a MatMulInteger, held as float32
-// integers (exact) in panels, with its per-column scale.
+// qmatrix is an int8 weight matrix of a MatMulInteger, packed for
+// linalg.QMatMul, with its per-column scale.
 type qmatrix struct {
-	w     linalg.Matrix
+	w     linalg.QMatrix
 	scale []float32
 	bias  []float32
 }
@@ -239,8 +239,14 @@ func build(g *graph) (*Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.qkv = concatColumns(q, k, v).pack()
-		l.attOut, l.ffn1, l.ffn2 = attOut.pack(), ffn1.pack(), ffn2.pack()
+		for _, x := range []struct {
+			dst *qmatrix
+			raw rawq
+		}{{&l.qkv, concatColumns(q, k, v)}, {&l.attOut, attOut}, {&l.ffn1, ffn1}, {&l.ffn2, ffn2}} {
+			if *x.dst, err = x.raw.pack(); err != nil {
+				return nil, err
+			}
+		}
 		m.layers = append(m.layers, l)
 	}
 	if len(m.layers) != layers {
@@ -256,8 +262,17 @@ type rawq struct {
 	scale, bias []float32
 }
 
-func (r rawq) pack() qmatrix {
-	return qmatrix{w: linalg.Pack(r.w, r.k, r.n), scale: r.scale, bias: r.bias}
+// pack packs r for linalg.QMatMul. The graph's int8 weights arrive as
+// float32 integers; any other value is an error.
+func (r rawq) pack() (qmatrix, error) {
+	w := make([]int8, len(r.w))
+	for i, v := range r.w {
+		if v < -128 || v > 127 || v != float32(int8(v)) {
+			return qmatrix{}, fmt.Errorf("%w: weight %v is not an int8", ErrModel, v)
+		}
+		w[i] = int8(v)
+	}
+	return qmatrix{w: linalg.PackQ(w, r.k, r.n), scale: r.scale, bias: r.bias}, nil
 }
 
 // concatColumns puts the columns of rs (all with the same k) side by side.

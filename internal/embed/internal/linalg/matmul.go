@@ -23,14 +23,24 @@ func (m Matrix) N() int { return m.n }
 
 // Pack packs the row-major K×N matrix w; N must be a multiple of nr.
 func Pack(w []float32, k, n int) Matrix {
-	m := Matrix{k: k, n: n, p: make([]float32, k*n)}
+	var m Matrix
+	m.Repack(w, k, n)
+	return m
+}
+
+// Repack packs w into m as Pack does, reusing m's storage when it is large
+// enough.
+func (m *Matrix) Repack(w []float32, k, n int) {
+	if cap(m.p) < k*n {
+		m.p = make([]float32, k*n)
+	}
+	m.k, m.n, m.p = k, n, m.p[:k*n]
 	for j0 := 0; j0 < n; j0 += nr {
 		panel := m.p[j0*k : (j0+nr)*k]
 		for kk := 0; kk < k; kk++ {
 			copy(panel[kk*nr:kk*nr+nr], w[kk*n+j0:kk*n+j0+nr])
 		}
 	}
-	return m
 }
 
 // MatMul sets out (rows×m.n, row-major) to a (rows×m.k) times m plus bias

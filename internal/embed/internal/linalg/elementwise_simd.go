@@ -1,0 +1,138 @@
+//go:build goexperiment.simd && amd64
+
+package linalg
+
+import (
+	"simd/archsimd"
+	"unsafe"
+)
+
+// The AVX2 versions of elementwise.go's functions each handle the longest
+// prefix of whole 8-lane vectors and return its length; the caller does
+// the rest with the scalar code.
+
+func broadcast(v float32) archsimd.Float32x8 { return archsimd.BroadcastFloat32x8(v) }
+
+// The polynomials are written out in the loops, not looped over nor in
+// functions of their own: an inner loop kept one vector's whole chain in
+// flight at a time (GELU ran at 7 ns an element, latency-bound), and the
+// compiler neither inlines the longer functions nor passes vectors in
+// registers. Straight-line code lets the CPU overlap the chains of
+// successive vectors.
+
+func geluSIMD(x []float32) int {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 7
+	absMask := archsimd.BroadcastInt32x8(0x7fffffff)
+	var zero archsimd.Float32x8
+	for i := 0; i < n; i += 8 {
+		p := (*[8]float32)(unsafe.Pointer(&x[i]))
+		v := archsimd.LoadFloat32x8(p)
+		z := v.Mul(broadcast(1 / 1.4142135623730951))
+		az := z.AsInt32x8().And(absMask).AsFloat32x8()
+		// −0.5 < z < 1: 1 + z·P(z²).
+		u := z.Mul(z)
+		ps := broadcast(erfS0).MulAdd(u, broadcast(erfS1))
+		ps = ps.MulAdd(u, broadcast(erfS2))
+		ps = ps.MulAdd(u, broadcast(erfS3))
+		ps = ps.MulAdd(u, broadcast(erfS4))
+		ps = ps.MulAdd(u, broadcast(erfS5))
+		ps = ps.MulAdd(u, broadcast(erfS6))
+		small := z.MulAdd(ps, broadcast(1))
+		// Elsewhere erfc(|z|) = exp(K(|z|−2.25) − |z|²).
+		zc := az.Min(broadcast(4))
+		t := zc.Sub(broadcast(2.25))
+		pb := broadcast(erfcB0).MulAdd(t, broadcast(erfcB1))
+		pb = pb.MulAdd(t, broadcast(erfcB2))
+		pb = pb.MulAdd(t, broadcast(erfcB3))
+		pb = pb.MulAdd(t, broadcast(erfcB4))
+		pb = pb.MulAdd(t, broadcast(erfcB5))
+		pb = pb.MulAdd(t, broadcast(erfcB6))
+		pb = pb.MulAdd(t, broadcast(erfcB7))
+		pb = pb.MulAdd(t, broadcast(erfcB8))
+		pb = pb.MulAdd(t, broadcast(erfcB9))
+		pb = pb.MulAdd(t, broadcast(erfcB10))
+		pb = pb.MulAdd(t, broadcast(erfcB11))
+		// exp32 on 8 lanes:
+		ex := pb.Sub(zc.Mul(zc))
+		ex = ex.Max(broadcast(expLo)).Min(broadcast(expHi))
+		en := ex.Mul(broadcast(log2e)).RoundToEven()
+		er := en.MulAdd(broadcast(-ln2Hi), ex)
+		er = en.MulAdd(broadcast(-ln2Lo), er)
+		ep := broadcast(expP0).MulAdd(er, broadcast(expP1))
+		ep = ep.MulAdd(er, broadcast(expP2))
+		ep = ep.MulAdd(er, broadcast(expP3))
+		ep = ep.MulAdd(er, broadcast(expP4))
+		ep = ep.MulAdd(er, broadcast(expP5))
+		ep = ep.MulAdd(er, broadcast(expP6))
+		e0 := ep.Mul(en.ConvertToInt32().Add(archsimd.BroadcastInt32x8(127)).ShiftAllLeft(23).AsFloat32x8())
+		e := e0.Masked(az.LessEqual(broadcast(4)))
+		big := e.Merge(broadcast(2).Sub(e), z.LessEqual(zero))
+		r := small.Merge(big, z.Greater(broadcast(-0.5)).And(z.Less(broadcast(1))))
+		v.Mul(r).Mul(broadcast(0.5)).Store(p)
+	}
+	return n
+}
+
+func expShiftSIMD(x []float32, m float32) (int, float32) {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 7
+	mv := broadcast(m)
+	var acc archsimd.Float32x8
+	for i := 0; i < n; i += 8 {
+		p := (*[8]float32)(unsafe.Pointer(&x[i]))
+		ex := archsimd.LoadFloat32x8(p).Sub(mv)
+		ex = ex.Max(broadcast(expLo)).Min(broadcast(expHi))
+		en := ex.Mul(broadcast(log2e)).RoundToEven()
+		er := en.MulAdd(broadcast(-ln2Hi), ex)
+		er = en.MulAdd(broadcast(-ln2Lo), er)
+		ep := broadcast(expP0).MulAdd(er, broadcast(expP1))
+		ep = ep.MulAdd(er, broadcast(expP2))
+		ep = ep.MulAdd(er, broadcast(expP3))
+		ep = ep.MulAdd(er, broadcast(expP4))
+		ep = ep.MulAdd(er, broadcast(expP5))
+		ep = ep.MulAdd(er, broadcast(expP6))
+		e := ep.Mul(en.ConvertToInt32().Add(archsimd.BroadcastInt32x8(127)).ShiftAllLeft(23).AsFloat32x8())
+		e.Store(p)
+		acc = acc.Add(e)
+	}
+	var lanes [8]float32
+	acc.Store(&lanes)
+	return n, ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+}
+
+func minMaxSIMD(x []float32) (n int, lo, hi float32) {
+	n = len(x) &^ 7
+	if n == 0 {
+		return 0, x[0], x[0]
+	}
+	defer archsimd.ClearAVXUpperBits()
+	l := archsimd.LoadFloat32x8((*[8]float32)(x[:8]))
+	h := l
+	for i := 8; i < n; i += 8 {
+		v := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(&x[i])))
+		l, h = l.Min(v), h.Max(v)
+	}
+	var ls, hs [8]float32
+	l.Store(&ls)
+	h.Store(&hs)
+	lo, hi = ls[0], hs[0]
+	for j := 1; j < 8; j++ {
+		lo, hi = min(lo, ls[j]), max(hi, hs[j])
+	}
+	return n, lo, hi
+}
+
+func quantizeSIMD(dst []int16, x []float32, scale, zp float32) int {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 7
+	sv, zv := broadcast(scale), broadcast(zp)
+	var zero archsimd.Float32x8
+	top := broadcast(255)
+	for i := 0; i < n; i += 8 {
+		v := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(&x[i])))
+		q := v.Div(sv).RoundToEven().Add(zv).Max(zero).Min(top).Sub(zv).ConvertToInt32()
+		q.GetLo().SaturateToInt16Concat(q.GetHi()).Store((*[8]int16)(unsafe.Pointer(&dst[i])))
+	}
+	return n
+}
