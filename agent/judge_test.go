@@ -28,6 +28,10 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m5", day(3, 10), "我每天早上喝两杯美式咖啡，不加糖"),
 		user("m6", day(4, 20), "最近开始戒咖啡了，早上改喝绿茶"),
 		user("m7", day(4, 22), "我养了一只橘猫，叫馒头，三岁了"),
+		user("m8", day(3, 20), "官网改版定在 4 月 15 号发布"),
+		user("m9", day(4, 8), "时间推迟到 4 月 28 号发布了，设计稿还没定"),
+		user("m10", day(3, 25), "Atlas 这个项目我负责后端接口"),
+		user("m11", day(4, 12), "Atlas 的上线推迟到五月了"),
 	}
 	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
 	if err != nil {
@@ -60,6 +64,9 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "allergy said", question: "我对什么过敏？", cited: []string{"m3"}},
 		{name: "present tense", question: "我现在早上喝什么？", cited: []string{"m6"}, forbidden: []string{"m5"}, note: "superseded by m6"},
 		{name: "past without present marker", question: "我以前早上喝什么咖啡？", cited: []string{"m5"}},
+		{name: "revised plan", question: "官网改版什么时候发布？", cited: []string{"m9"}, forbidden: []string{"m8"}, note: "the later one revises it"},
+		{name: "plan asked about the past", question: "官网改版原来定的哪天发布？", cited: []string{"m8"}},
+		{name: "a named project is no subject", question: "Atlas 里我负责哪块？", cited: []string{"m10"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {

@@ -29,6 +29,7 @@ type observation struct {
 	// by another member.
 	broad    []string
 	present  bool // the question asks about now (现在, 目前, still, currently)
+	past     bool // the question asks about the past (以前, 当初, used to, originally)
 	personal bool // the question is about the user themself
 }
 
@@ -104,6 +105,7 @@ func (r *run) observe() observation {
 		}
 	}
 	o.present = presentTense(lower, p.Markers["present"])
+	o.past = countHits(lower, p.Markers["past"].Words()) > 0
 	return o
 }
 

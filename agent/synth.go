@@ -379,8 +379,11 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		kept = append(kept, c)
 	}
 	slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
-	if o.present {
-		kept = r.latest(kept)
+	switch {
+	case o.present:
+		kept = r.latest(kept, false, nil)
+	case !o.past:
+		kept = r.latest(kept, true, lowerAll(o.names))
 	}
 	// Abstain unless some kept message bears out the question in absolute
 	// terms: a question about something never said still has a best hit.
@@ -493,24 +496,72 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 // "每天喝两杯美式"). The superseded one is not cited, since it is no
 // longer true; a note names it. The latest statement of a subject moves
 // up to the rank of the best one it supersedes.
-func (r *run) latest(kept []*candidate) []*candidate {
+//
+// With revisedOnly (a question that names no time: "点餐小程序什么时候上线？")
+// only a later statement that revises the earlier in so many words (the
+// revision lexicon: 改到, 推迟, moved, changed) supersedes it: the answer is
+// the plan as it stands, not as it first was. A term the question names
+// (Kite) does not make two statements about one subject there: a thread's
+// messages all share it.
+func (r *run) latest(kept []*candidate, revisedOnly bool, names []string) []*candidate {
 	filler := r.skill.Params.Markers["filler"]
+	revision := r.skill.Params.Markers["revision"].Words()
+	why := "the question asks about now"
+	if revisedOnly {
+		why = "the later one revises it"
+	}
+	// A revision need not share the question's words ("上线时间改到 6 月 6
+	// 号" for "点餐小程序什么时候上线？"): later messages the run saw but did
+	// not keep may revise a kept one too, and then take its place.
+	in := map[*candidate]bool{}
+	for _, c := range kept {
+		in[c] = true
+	}
+	pool := slices.Clone(kept)
+	for _, c := range r.seen {
+		if !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
+			pool = append(pool, c)
+		}
+	}
+	slices.SortFunc(pool[len(kept):], func(a, b *candidate) int { return strings.Compare(a.ev.MessageID, b.ev.MessageID) })
 	gone := map[*candidate]bool{}
 	for _, a := range kept {
-		for _, b := range kept {
+		for _, b := range pool {
 			if a == b || gone[a] || gone[b] || !b.ev.CreatedAt.After(a.ev.CreatedAt) ||
 				a.ev.Role != b.ev.Role || a.ev.SenderName != b.ev.SenderName {
 				continue
 			}
 			ta := r.topicOf(a.ev.Content)
-			same := ta != "" && ta == r.topicOf(b.ev.Content) || shareTerms(a.ev.Content, b.ev.Content, filler)
+			same := ta != "" && ta == r.topicOf(b.ev.Content) || shareTerms(a.ev.Content, b.ev.Content, filler, names...)
+			if !in[b] {
+				// An outsider must speak of the question's subject, or of the
+				// earlier statement's by more than the words of revising
+				// (推迟, moved), which any two revisions share.
+				if !shareTerms(b.ev.Content, r.question, filler, names...) &&
+					!shareTerms(without(a.ev.Content, revision), without(b.ev.Content, revision), filler, names...) {
+					continue
+				}
+				if b.flags = r.flags(b); b.flags.excluded() != "" {
+					continue
+				}
+			}
 			if !same || (negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change) {
 				continue
 			}
+			if (revisedOnly || !in[b]) && countHits(strings.ToLower(b.ev.Content), revision) == 0 {
+				continue
+			}
 			gone[a] = true
+			if !in[b] {
+				in[b] = true
+				kept = append(kept, b)
+			}
+			// The later statement answers what the earlier one did: it takes
+			// its rank and the support the earlier one gave the question.
 			b.rank = max(b.rank, a.rank)
-			r.note("set aside %s (%s): superseded by %s (%s), the question asks about now",
-				a.ev.MessageID, a.ev.CreatedAt.Format("2006-01-02"), b.ev.MessageID, b.ev.CreatedAt.Format("2006-01-02"))
+			b.support = max(b.support, a.support)
+			r.note("set aside %s (%s): superseded by %s (%s), %s",
+				a.ev.MessageID, a.ev.CreatedAt.Format("2006-01-02"), b.ev.MessageID, b.ev.CreatedAt.Format("2006-01-02"), why)
 		}
 	}
 	out := kept[:0:0]
@@ -570,11 +621,13 @@ func (r *run) topicOf(text string) string {
 }
 
 // shareTerms reports whether two messages speak of the same thing: a
-// common content term (a Chinese bigram or an English word).
-func shareTerms(a, b string, filler Lexicon) bool {
+// common content term (a Chinese bigram or an English word) other than
+// except (lower-case), e.g. the project a question names, which all of a
+// thread's messages share whatever they say about it.
+func shareTerms(a, b string, filler Lexicon, except ...string) bool {
 	tb := keyTerms(b, filler)
 	for _, t := range keyTerms(a, filler) {
-		if slices.Contains(tb, t) {
+		if slices.Contains(tb, t) && !slices.Contains(except, t) {
 			return true
 		}
 	}
@@ -702,6 +755,15 @@ func mentionsAny(text string, names []string) bool {
 		}
 	}
 	return false
+}
+
+// without is text, lower-cased, with each of words blanked out.
+func without(text string, words []string) string {
+	text = strings.ToLower(text)
+	for _, w := range words {
+		text = strings.ReplaceAll(text, w, " ")
+	}
+	return text
 }
 
 func lowerAll(ss []string) []string {
