@@ -23,7 +23,8 @@ import (
 	emb "github.com/recalld/recalld/internal/embed"
 )
 
-// Errors callers branch on.
+// Errors callers branch on. ErrInvalid and ErrConflict (like ErrMemoryLimit)
+// come as an *Error, whose Msg a client may see.
 var (
 	ErrNotFound         = errors.New("storage: not found")
 	ErrConflict         = errors.New("storage: message id exists with different content")
@@ -138,7 +139,7 @@ type Store struct {
 // checks the embedder and starts the indexer.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Dir == "" {
-		return nil, fmt.Errorf("%w: empty data dir", ErrInvalid)
+		return nil, errorf(ErrInvalid, "empty data dir")
 	}
 	if cfg.LexicalOnly {
 		cfg.Embedder = nil
