@@ -9,6 +9,7 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // judgeService stores one user's private chat with a bot (and a brother's
@@ -29,11 +30,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m6", day(4, 20), "最近开始戒咖啡了，早上改喝绿茶"),
 		user("m7", day(4, 22), "我养了一只橘猫，叫馒头，三岁了"),
 	}
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
 		t.Fatal(err)
 	}

@@ -11,44 +11,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
-// clock is a settable time source for the job table.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// mustOpenClock opens a store in dir (a fresh one if empty) whose job table
-// reads the time from a clock starting at t0.
-func mustOpenClock(tb testing.TB, dir string) (*storage.Store, *clock) {
-	tb.Helper()
-	if dir == "" {
-		dir = tb.TempDir()
-	}
-	c := &clock{t: t0}
-	s, err := storage.Open(tb.Context(), storage.Config{Dir: dir, Now: c.Now, NoIndexer: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s, c
+// mustOpenClock opens a store without an indexer in dir (a fresh one if
+// empty) whose time is a clock starting at t0.
+func mustOpenClock(tb testing.TB, dir string) (*storage.Store, *storagetest.Clock) {
+	c := storagetest.NewClock(t0)
+	return storagetest.Open(tb, storage.Config{Dir: dir, Now: c.Now, NoIndexer: true}), c
 }
 
 func mustEnqueue(tb testing.TB, s *storage.Store, user, key string) storage.Job {
@@ -528,7 +498,7 @@ func TestDeleteUserForgetsJobsAndEvents(t *testing.T) {
 // the lexical index, as `recalld jobs` does beside a running server.
 func TestQueueOnlyBesideOpenStore(t *testing.T) {
 	dir := t.TempDir()
-	full := mustOpen(t, dir)
+	full := storagetest.Open(t, storage.Config{Dir: dir})
 	j, _, err := full.EnqueueJob(t.Context(), storage.NewJob{UserID: "u1", Kind: "turn_end", Payload: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recalld/recalld/eval"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 func TestImport(t *testing.T) {
@@ -56,7 +57,7 @@ func TestImport(t *testing.T) {
 		}
 	}
 
-	s := openTestStore(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	for user, want := range map[string]int{"qq:1": 2, "qq:2": 1, "qq:3": 0} {
 		n, err := s.Count(t.Context(), user, storage.Filter{})
 		if err != nil || n != want {

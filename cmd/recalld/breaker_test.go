@@ -5,45 +5,15 @@ package main
 import (
 	"database/sql"
 	"net/http"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 
 	"github.com/recalld/recalld/internal/breaker"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage/storagetest"
 )
-
-// diskFull makes the store fail for real the way a full disk does: no file
-// of this process may grow past one byte (RLIMIT_FSIZE; SIGXFSZ ignored, so
-// writes fail with EFBIG), which no file permission can do for root. Reads
-// still work. The returned function lifts the limit; so does the cleanup.
-func diskFull(t *testing.T) (restore func()) {
-	t.Helper()
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Fatal(err)
-	}
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1, Max: old.Max}); err != nil {
-		t.Skipf("cannot limit the file size: %v", err)
-	}
-	done := false
-	restore = func() {
-		if done {
-			return
-		}
-		done = true
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Fatal(err)
-		}
-		signal.Reset(syscall.SIGXFSZ)
-	}
-	t.Cleanup(restore)
-	return restore
-}
 
 // TestStoreCircuitBreaker: writes failing on a full disk open the store's
 // circuit; store routes then answer 503 store_unavailable with Retry-After
@@ -76,7 +46,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 		t.Fatalf("client errors tripped the breaker: %+v", h)
 	}
 
-	restore := diskFull(t)
+	restore := storagetest.DiskFull(t)
 	for i := range 3 {
 		status, body := post()
 		if status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
@@ -192,7 +162,7 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	}
 
 	// A full disk is a store fault: it opens the circuit for everyone.
-	diskFull(t)
+	storagetest.DiskFull(t)
 	for i := range 3 {
 		status, body := good.raw("POST", "/messages", map[string]any{"messages": []map[string]any{
 			msgJSON("w"+strconv.Itoa(i), "user", "message number "+strconv.Itoa(i), i+1)}})

@@ -18,18 +18,7 @@ import (
 
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
-	"github.com/recalld/recalld/storage"
 )
-
-func openTestStore(t *testing.T, dir string) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 // waitIndexed polls /healthz until the outbox is empty.
 func (ts *testServer) waitIndexed() {

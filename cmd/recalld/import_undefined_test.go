@@ -14,6 +14,7 @@ import (
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 const undefinedFixture = "testdata/undefined/data"
@@ -92,7 +93,7 @@ func TestImportUndefined(t *testing.T) {
 	}
 	ts.stop()
 
-	st := openTestStore(t, dir)
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:bot", storage.EventFilter{Limit: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestImportUndefinedUsage(t *testing.T) {
 	if _, _, err := runCLIOut(t, "import-undefined", "-data", dir, "-user", "qq:1", fixture, writeFile(t, "bad.json", `{`)); err == nil {
 		t.Fatal("a malformed file was accepted")
 	}
-	st := openTestStore(t, dir)
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	if ms, err := st.ListMemos(t.Context(), "qq:1", storage.MemoFilter{Limit: 10}); err != nil || len(ms) != 0 {
 		t.Fatalf("memos after a refused import: %+v %v", ms, err)
 	}

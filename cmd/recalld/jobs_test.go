@@ -16,6 +16,7 @@ import (
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // fastQueue makes the worker poll and retry quickly.
@@ -96,7 +97,7 @@ func TestTurnsEnd(t *testing.T) {
 	}
 
 	ts.stop()
-	st := openTestStore(t, ts.dataDir)
+	st := storagetest.Open(t, storage.Config{Dir: ts.dataDir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:1", storage.EventFilter{JobID: r.JobID, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -250,10 +251,7 @@ func TestFailedJobRetriedThenKept(t *testing.T) {
 // once.
 func TestStaleJobRecoveredOnStart(t *testing.T) {
 	dir := t.TempDir()
-	st, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	r, err := ingest.NewQueue(st).Enqueue(t.Context(), "qq:9", ingest.TurnEnd{
 		Observations: []string{"I moved to Berlin last month"}, SenderID: "qq:9", SenderName: "Ann",
 		Timestamp: time.Date(2026, 3, 4, 6, 30, 0, 0, time.UTC),
@@ -274,7 +272,7 @@ func TestStaleJobRecoveredOnStart(t *testing.T) {
 		t.Fatalf("recovered job %+v", j)
 	}
 	ts.stop()
-	st = openTestStore(t, dir)
+	st = storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:9", storage.EventFilter{Limit: 10})
 	if err != nil || len(evs) != 1 || evs[0].Content != "Ann (qq:9) moved to Berlin in February 2026" {
 		t.Fatalf("events %+v %v", evs, err)
@@ -283,7 +281,7 @@ func TestStaleJobRecoveredOnStart(t *testing.T) {
 
 func TestJobsCLI(t *testing.T) {
 	dir := t.TempDir()
-	st := openTestStore(t, dir)
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	var ids []string
 	for i := range 3 {
 		j, _, err := st.EnqueueJob(t.Context(), storage.NewJob{UserID: fmt.Sprintf("qq:%d", i), Kind: ingest.KindTurnEnd, Payload: []byte(`{}`)})

@@ -22,6 +22,8 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // testServer is recalld serve running in-process on 127.0.0.1:0.
@@ -346,7 +348,7 @@ func TestShutdownDrainsOutbox(t *testing.T) {
 	ts.stop()
 
 	// Reopened without an indexer, the outbox must be empty.
-	st := openTestStore(t, ts.dataDir)
+	st := storagetest.Open(t, storage.Config{Dir: ts.dataDir, NoIndexer: true})
 	s, err := st.Status(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // replaceFile writes content the way editors do: to a temporary file in the
@@ -35,11 +36,7 @@ func eventOf(t *testing.T, ts *testServer, requestID string) storage.Event {
 	var r ingest.Receipt
 	u.do("POST", "/turns/end", turn(requestID, "我昨天去了北京"), 202, &r)
 	u.waitJob(r.JobID, "done")
-	q, err := storage.Open(t.Context(), storage.Config{Dir: ts.dataDir, QueueOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
+	q := storagetest.Open(t, storage.Config{Dir: ts.dataDir, QueueOnly: true})
 	evs, err := q.ListEvents(t.Context(), "qq:1", storage.EventFilter{JobID: r.JobID, Limit: 10})
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("events of %s: %+v, %v", r.JobID, evs, err)

@@ -5,18 +5,19 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/internal/breaker"
+	"github.com/recalld/recalld/internal/breaker/breakertest"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/internal/mcpapi/mcpapitest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // TestMCPBoundServers: /mcp reuses the server of a user and never hands one
@@ -43,33 +44,13 @@ func TestMCPBoundServers(t *testing.T) {
 	}
 }
 
-// fakeGate is a circuit breaker that refuses on demand and records outcomes.
-type fakeGate struct {
-	mu       sync.Mutex
-	refuse   bool
-	outcomes []error
-}
-
-func (g *fakeGate) Allow() (func(error), error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.refuse {
-		return nil, errors.New("circuit open")
-	}
-	return func(err error) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		g.outcomes = append(g.outcomes, err)
-	}, nil
-}
-
 // TestMCPStoreGate: every tool call goes through the store's circuit
 // breaker, which sees store failures and refuses calls while open; the
 // client sees store_unavailable, and internal errors only as "internal".
 // The client talks to the server in memory.
 func TestMCPStoreGate(t *testing.T) {
 	store, ag := openStore(t)
-	gate := &fakeGate{}
+	gate := &breakertest.Gate{}
 	m := New(Config{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Gate: gate, Log: slog.New(slog.DiscardHandler), Version: "test"})
 	srv, err := m.Server("qq:1")
 	if err != nil {
@@ -92,21 +73,19 @@ func TestMCPStoreGate(t *testing.T) {
 	if msg := mcpapitest.ToolError(t, cs, "neighbors", map[string]any{"message_id": "nope"}); !strings.Contains(msg, "not_found") {
 		t.Fatalf("neighbors: %s", msg)
 	}
-	gate.refuse = true
+	gate.Refuse(true)
 	if msg := mcpapitest.ToolError(t, cs, "messages_list", map[string]any{}); !strings.HasPrefix(msg, httpapi.CodeStoreUnavailable+":") {
 		t.Fatalf("refused call: %s", msg)
 	}
-	gate.refuse = false
+	gate.Refuse(false)
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if msg := mcpapitest.ToolError(t, cs, "messages_list", map[string]any{}); msg != "internal: internal error" {
 		t.Fatalf("store failure shown as %q", msg)
 	}
-	gate.mu.Lock()
-	defer gate.mu.Unlock()
-	if len(gate.outcomes) != 3 || gate.outcomes[0] != nil || !errors.Is(gate.outcomes[1], storage.ErrNotFound) || !breaker.StoreFailure(gate.outcomes[2]) {
-		t.Fatalf("outcomes %v", gate.outcomes)
+	if _, outcomes := gate.Counts(); len(outcomes) != 3 || outcomes[0] != nil || !errors.Is(outcomes[1], storage.ErrNotFound) || !breaker.StoreFailure(outcomes[2]) {
+		t.Fatalf("outcomes %v", outcomes)
 	}
 }
 
@@ -127,11 +106,7 @@ func BenchmarkMCPServer(b *testing.B) {
 // the test, and the recall agent over it.
 func openStore(tb testing.TB) (*storage.Store, *agent.Agent) {
 	tb.Helper()
-	store, err := storage.Open(tb.Context(), storage.Config{Dir: tb.TempDir(), NoIndexer: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
+	store := storagetest.Open(tb, storage.Config{NoIndexer: true})
 	skill, err := agent.LoadSkill(skills.FS, skills.Recall)
 	if err != nil {
 		tb.Fatal(err)
