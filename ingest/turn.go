@@ -190,12 +190,24 @@ type Receipt struct {
 
 // Queue accepts ended turns and makes them durable jobs for the Worker.
 type Queue struct {
-	store *storage.Store
+	store jobTable
 	now   func() time.Time
 }
 
+// jobTable is what a Queue needs of storage: a *storage.Store (serve) or a
+// *storage.Queue (import-undefined beside a running server).
+type jobTable interface {
+	EnqueueJob(ctx context.Context, nj storage.NewJob) (storage.Job, bool, error)
+	AddMemo(ctx context.Context, user, requestID string, m storage.NewMemo) (bool, error)
+}
+
+var (
+	_ jobTable = (*storage.Store)(nil)
+	_ jobTable = (*storage.Queue)(nil)
+)
+
 // NewQueue returns a queue over store's job table.
-func NewQueue(store *storage.Store) *Queue {
+func NewQueue(store jobTable) *Queue {
 	return &Queue{store: store, now: time.Now}
 }
 

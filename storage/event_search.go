@@ -56,9 +56,6 @@ type EventResult struct {
 // lexically (the best q.Size by BM25) or by meaning (the q.Size nearest).
 func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (_ EventResult, err error) {
 	defer s.fault(&err)
-	if s.cfg.QueueOnly {
-		return EventResult{}, errQueueOnly
-	}
 	switch {
 	case q.Size <= 0:
 		return EventResult{}, errorf(ErrInvalid, "candidate count must be positive")

@@ -12,12 +12,9 @@ import (
 	"unicode/utf8"
 )
 
-var (
-	// ErrJobState means a job is not in the state an operation needs: a
-	// completion whose claim was lost, a retry of a job that has not failed.
-	ErrJobState  = errors.New("storage: job is not in the state this needs")
-	errQueueOnly = errors.New("storage: opened with QueueOnly; the indexes are not open")
-)
+// ErrJobState means a job is not in the state an operation needs: a
+// completion whose claim was lost, a retry of a job that has not failed.
+var ErrJobState = errors.New("storage: job is not in the state this needs")
 
 // Limits of the job table.
 const (

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,7 +22,13 @@ func mustOpenClock(tb testing.TB, dir string) (*storage.Store, *storagetest.Cloc
 	return storagetest.Open(tb, storage.Config{Dir: dir, Now: c.Now, NoIndexer: true}), c
 }
 
-func mustEnqueue(tb testing.TB, s *storage.Store, user, key string) storage.Job {
+// jobTable is the job methods a Store and a Queue share.
+type jobTable interface {
+	EnqueueJob(ctx context.Context, nj storage.NewJob) (storage.Job, bool, error)
+	ClaimJob(ctx context.Context, kind string, lease time.Duration) (storage.Job, bool, error)
+}
+
+func mustEnqueue(tb testing.TB, s jobTable, user, key string) storage.Job {
 	tb.Helper()
 	j, _, err := s.EnqueueJob(tb.Context(), storage.NewJob{UserID: user, Kind: "turn_end", Key: key,
 		Payload: json.RawMessage(fmt.Sprintf(`{"memo":%q}`, key))})
@@ -31,7 +38,7 @@ func mustEnqueue(tb testing.TB, s *storage.Store, user, key string) storage.Job 
 	return j
 }
 
-func mustClaim(tb testing.TB, s *storage.Store) storage.Job {
+func mustClaim(tb testing.TB, s jobTable) storage.Job {
 	tb.Helper()
 	j, ok, err := s.ClaimJob(tb.Context(), "turn_end", time.Minute)
 	if err != nil || !ok {
@@ -494,9 +501,9 @@ func TestDeleteUserForgetsJobsAndEvents(t *testing.T) {
 	}
 }
 
-// TestQueueOnlyBesideOpenStore opens the job table while a full store holds
+// TestQueueBesideOpenStore opens the job table while a full store holds
 // the lexical index, as `recalld jobs` does beside a running server.
-func TestQueueOnlyBesideOpenStore(t *testing.T) {
+func TestQueueBesideOpenStore(t *testing.T) {
 	dir := t.TempDir()
 	full := storagetest.Open(t, storage.Config{Dir: dir})
 	j, _, err := full.EnqueueJob(t.Context(), storage.NewJob{UserID: "u1", Kind: "turn_end", Payload: []byte(`{}`)})
@@ -505,7 +512,7 @@ func TestQueueOnlyBesideOpenStore(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		q, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true})
+		q, err := storage.OpenQueue(t.Context(), storage.QueueConfig{Dir: dir})
 		if err != nil {
 			done <- err
 			return
@@ -519,6 +526,6 @@ func TestQueueOnlyBesideOpenStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("QueueOnly open blocked on the open store")
+		t.Fatal("OpenQueue blocked on the open store")
 	}
 }

@@ -19,7 +19,7 @@ import (
 const leaseChildEnv = "RECALLD_LEASE_CHILD_DIR"
 
 // TestLeaseChild is the child process of TestDeadOwnerReclaimedOnOpen: it
-// opens the data dir beside its parent (QueueOnly, as `recalld jobs` or a
+// opens the data dir beside its parent (OpenQueue, as `recalld jobs` or a
 // second worker would), claims the one pending job for 300 s, says
 // "claimed ID" and waits to be killed.
 func TestLeaseChild(t *testing.T) {
@@ -27,7 +27,7 @@ func TestLeaseChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("child process of TestDeadOwnerReclaimedOnOpen")
 	}
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true})
+	s, err := storage.OpenQueue(t.Context(), storage.QueueConfig{Dir: dir})
 	if err != nil {
 		fmt.Println("open error", err)
 		os.Exit(3)
@@ -129,7 +129,7 @@ func TestLiveOwnerKeepsClaim(t *testing.T) {
 	a, c := mustOpenClock(t, dir)
 	j := mustEnqueue(t, a, "u1", "k")
 	claimed := mustClaim(t, a)
-	b := storagetest.Open(t, storage.Config{Dir: dir, QueueOnly: true, Now: c.Now})
+	b := storagetest.OpenQueue(t, storage.QueueConfig{Dir: dir, Now: c.Now})
 	if n, err := b.ReclaimDeadLeases(t.Context()); err != nil || n != 0 {
 		t.Fatalf("reclaim beside a live owner: %d %v", n, err)
 	}
@@ -163,7 +163,7 @@ func TestInterruptionsDoNotFail(t *testing.T) {
 	const maxAttempts = 4
 	var id string
 	for i := range 5 {
-		s := storagetest.Open(t, storage.Config{Dir: dir, QueueOnly: true})
+		s := storagetest.OpenQueue(t, storage.QueueConfig{Dir: dir})
 		if i == 0 {
 			id = mustEnqueue(t, s, "u1", "k").ID
 		}

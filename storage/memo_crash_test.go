@@ -21,7 +21,7 @@ const memoCrashTurns = 900
 // printing "ack RUN I" once turn I is acknowledged.
 func TestMemoCrashChild(t *testing.T) {
 	dir, run := storagetest.CrashChild(t)
-	s := storagetest.Open(t, storage.Config{Dir: dir, QueueOnly: true})
+	s := storagetest.OpenQueue(t, storage.QueueConfig{Dir: dir})
 	fmt.Println("ready")
 	enqueue := func(i int) {
 		key := fmt.Sprintf("req-%d", i)

@@ -480,9 +480,6 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery) (_ ProfileRankings, err error) {
 	defer s.fault(&err)
 	none := ProfileRankings{Lexical: []RankedProfile{}, Semantic: []RankedProfile{}}
-	if s.cfg.QueueOnly {
-		return none, errQueueOnly
-	}
 	if strings.TrimSpace(q.Text) == "" {
 		return none, errorf(ErrInvalid, "empty query")
 	}

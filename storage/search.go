@@ -54,9 +54,6 @@ type LexicalQuery struct {
 // on from there.
 func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) (_ []Hit, _ string, err error) {
 	defer s.fault(&err)
-	if s.cfg.QueueOnly {
-		return nil, "", errQueueOnly
-	}
 	if q.Size <= 0 {
 		return nil, "", errorf(ErrInvalid, "page size must be positive")
 	}
@@ -422,9 +419,6 @@ func firstTerms(m mapping.IndexMapping, field, text string) string {
 // as written: phrases too long (or too many) to check word by word are
 // searched as all of their words.
 func (s *Store) LexicalNotes(text string) []string {
-	if s.cfg.QueueOnly {
-		return nil
-	}
 	words, phrases := splitQuery(text)
 	var notes []string
 	if firstTerms(s.index.Mapping(), fTextCJK, words) != words {

@@ -85,7 +85,7 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	}
 	turns, merged := ingest.MergeUndefined(turns)
 
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: config.NewLogger(cfg, a.stderr)})
+	store, err := storage.OpenQueue(ctx, storage.QueueConfig{Dir: cfg.DataDir, Logger: config.NewLogger(cfg, a.stderr)})
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func eventOf(t *testing.T, ts *testServer, requestID string) storage.Event {
 	var r ingest.Receipt
 	u.do("POST", "/turns/end", turn(requestID, "我昨天去了北京"), 202, &r)
 	u.waitJob(r.JobID, "done")
-	q := storagetest.Open(t, storage.Config{Dir: ts.dataDir, QueueOnly: true})
+	q := storagetest.OpenQueue(t, storage.QueueConfig{Dir: ts.dataDir})
 	evs, err := q.ListEvents(t.Context(), "qq:1", storage.EventFilter{JobID: r.JobID, Limit: 10})
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("events of %s: %+v, %v", r.JobID, evs, err)

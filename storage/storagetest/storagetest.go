@@ -1,6 +1,6 @@
 // Package storagetest helps the tests of every package use a real store
 // (SQLite, sqlite-vec and Bleve in a temporary directory, as STYLE.md §13
-// asks): Open opens one, Clock is a time the test sets, CrashLoop kills
+// asks): Open opens one (OpenQueue its job table alone), Clock is a time the test sets, CrashLoop kills
 // child processes writing to a data dir at random moments, and DiskFull
 // (Linux) makes writes fail the way a full disk does.
 package storagetest
@@ -30,6 +30,26 @@ func Open(tb testing.TB, cfg storage.Config) *storage.Store {
 		}
 	})
 	return s
+}
+
+// OpenQueue opens a data dir's job table (storage.OpenQueue) with cfg, in a
+// fresh tb.TempDir() when cfg.Dir is empty, and closes it when the test
+// ends.
+func OpenQueue(tb testing.TB, cfg storage.QueueConfig) *storage.Queue {
+	tb.Helper()
+	if cfg.Dir == "" {
+		cfg.Dir = tb.TempDir()
+	}
+	q, err := storage.OpenQueue(tb.Context(), cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := q.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return q
 }
 
 // Clock is a time source the test moves, for storage.Config.Now (the job
