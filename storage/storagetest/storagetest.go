@@ -17,19 +17,7 @@ import (
 // empty, and closes it when the test ends (a test may close it earlier).
 func Open(tb testing.TB, cfg storage.Config) *storage.Store {
 	tb.Helper()
-	if cfg.Dir == "" {
-		cfg.Dir = tb.TempDir()
-	}
-	s, err := storage.Open(tb.Context(), cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s
+	return open(tb, &cfg.Dir, func() (*storage.Store, error) { return storage.Open(tb.Context(), cfg) })
 }
 
 // OpenQueue opens a data dir's job table (storage.OpenQueue) with cfg, in a
@@ -37,19 +25,26 @@ func Open(tb testing.TB, cfg storage.Config) *storage.Store {
 // ends.
 func OpenQueue(tb testing.TB, cfg storage.QueueConfig) *storage.Queue {
 	tb.Helper()
-	if cfg.Dir == "" {
-		cfg.Dir = tb.TempDir()
+	return open(tb, &cfg.Dir, func() (*storage.Queue, error) { return storage.OpenQueue(tb.Context(), cfg) })
+}
+
+// open sets an empty *dir to a fresh tb.TempDir(), opens with fn and closes
+// what it opened when the test ends, failing the test if Close fails.
+func open[T interface{ Close() error }](tb testing.TB, dir *string, fn func() (T, error)) T {
+	tb.Helper()
+	if *dir == "" {
+		*dir = tb.TempDir()
 	}
-	q, err := storage.OpenQueue(tb.Context(), cfg)
+	v, err := fn()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() {
-		if err := q.Close(); err != nil {
+		if err := v.Close(); err != nil {
 			tb.Error(err)
 		}
 	})
-	return q
+	return v
 }
 
 // Clock is a time source the test moves, for storage.Config.Now (the job
