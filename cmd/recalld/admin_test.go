@@ -95,7 +95,7 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 			MessageID string `json:"message_id"`
 		}
 	}
-	ts.as("qq:1").do("POST", "/search/semantic", map[string]any{"query_text": "noodles"}, 200, &p)
+	ts.as("qq:1").Do("POST", "/search/semantic", map[string]any{"query_text": "noodles"}, 200, &p)
 	if len(p.Hits) != 1 || p.Hits[0].MessageID != "a1" {
 		t.Fatalf("after reindex: %+v", p)
 	}

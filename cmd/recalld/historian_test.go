@@ -27,7 +27,7 @@ func TestServeLLMHistorian(t *testing.T) {
 		"RECALLD_HISTORIAN_LLM_MODEL", "fake-historian", "RECALLD_HISTORIAN_LLM_API_KEY", "sk-historian"))
 	u := ts.as("qq:1")
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("req-llm", "我昨天去了北京", "I like oolong tea"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("req-llm", "我昨天去了北京", "I like oolong tea"), http.StatusAccepted, &r)
 	u.waitJob(r.JobID, "done")
 	ts.stop()
 

@@ -1,6 +1,7 @@
 package mcpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,21 +53,7 @@ func TestMCPStoreGate(t *testing.T) {
 	store, ag := openStore(t)
 	gate := &breakertest.Gate{}
 	m := New(Config{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Gate: gate, Log: slog.New(slog.DiscardHandler), Version: "test"})
-	srv, err := m.Server("qq:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "recalld-test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connect(t, m, "qq:1")
 
 	var page queryapi.Page
 	mcpapitest.CallTool(t, cs, "messages_list", map[string]any{}, &page)
@@ -112,4 +99,58 @@ func openStore(tb testing.TB) (*storage.Store, *agent.Agent) {
 		tb.Fatal(err)
 	}
 	return store, agent.New(queryapi.New(store), skill)
+}
+
+// connect returns a client session of m's server bound to user, in memory;
+// both ends close when the test ends.
+func connect(t *testing.T, m *Tools, user string) *mcp.ClientSession {
+	t.Helper()
+	srv, err := m.Server(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "recalld-test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestMCPBadArguments: a tool's arguments get the checks a route's body
+// gets: text that is not valid Unicode (which JSON decoding would store as
+// U+FFFD) is an invalid_argument tool error, explicit zeros under a minimum
+// are tool errors (the SDK's schema check), and nothing is stored.
+func TestMCPBadArguments(t *testing.T) {
+	store, ag := openStore(t)
+	m := New(Config{Tools: queryapi.New(store), Agent: ag, Events: queryapi.DefaultEventSearchConfig, Log: slog.New(slog.DiscardHandler), Version: "test"})
+	cs := connect(t, m, "qq:1")
+	for _, tc := range []struct {
+		tool string
+		args json.RawMessage
+	}{
+		{"memory_add", json.RawMessage(`{"content":"半个字符 \ud800 在这里"}`)},
+		{"memory_add", json.RawMessage(`{"content":"a \udc00 b"}`)},
+		{"lexical_search", json.RawMessage(`{"query_text":"noodles","page_size":0}`)},
+		{"semantic_search", json.RawMessage(`{"query_text":"noodles","top_k":0}`)},
+		{"messages_list", json.RawMessage(`{"page_size":0}`)},
+	} {
+		msg := mcpapitest.ToolError(t, cs, tc.tool, tc.args)
+		if tc.tool == "memory_add" && !strings.HasPrefix(msg, httpapi.CodeInvalid+":") {
+			t.Errorf("%s %s: %q, want %s", tc.tool, tc.args, msg, httpapi.CodeInvalid)
+		}
+	}
+	var list struct {
+		Memories []json.RawMessage `json:"memories"`
+	}
+	mcpapitest.CallTool(t, cs, "memory_list", map[string]any{}, &list)
+	if len(list.Memories) != 0 {
+		t.Errorf("%d memories stored from refused calls", len(list.Memories))
+	}
 }
