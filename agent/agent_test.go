@@ -15,6 +15,7 @@ import (
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 type scenarioFile struct {
@@ -58,11 +59,7 @@ func loadScenarios(t testing.TB) (*queryapi.Service, []scenario) {
 	if err := json.Unmarshal(b, &f); err != nil {
 		t.Fatal(err)
 	}
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	for _, u := range f.Users {
 		var msgs []storage.Message
 		for _, m := range u.Messages {

@@ -9,6 +9,7 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // judgeService stores one user's private chat with a bot (and a brother's
@@ -33,11 +34,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m10", day(3, 25), "Atlas 这个项目我负责后端接口"),
 		user("m11", day(4, 12), "Atlas 的上线推迟到五月了"),
 	}
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/recalld/recalld/internal/llmtest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // The fake chat server is internal/llmtest; these names keep the tests short.
@@ -327,11 +328,7 @@ func TestLLMBrainIsolation(t *testing.T) {
 // semantic_search is told to search by words, as the offline brain does;
 // the model goes on and answers. It is not a failure of the model.
 func TestLLMBrainSemanticUnavailable(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), LexicalOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{LexicalOnly: true})
 	if _, err := s.Insert(t.Context(), "qq:10001", []storage.Message{{ID: "d3", Role: "user", ConversationID: "c1",
 		CreatedAt: time.Date(2026, 3, 2, 4, 1, 0, 0, time.UTC), Content: "另外我对花生过敏，千万别推荐带花生的菜"}}); err != nil {
 		t.Fatal(err)

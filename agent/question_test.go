@@ -13,6 +13,7 @@ import (
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 func TestKeywordQuery(t *testing.T) {
@@ -59,15 +60,7 @@ var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 // real store and returns u1's tools.
 func mustTools(t *testing.T, msgs []storage.Message) *queryapi.Tools {
 	t.Helper()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	s := storagetest.Open(t, storage.Config{NoIndexer: true})
 	if _, err := s.Insert(t.Context(), "u1", msgs); err != nil {
 		t.Fatal(err)
 	}

@@ -149,8 +149,24 @@ type TraceStep struct {
 	Decision  string `json:"decision"`
 }
 
-// ErrInvalidRequest is a recall request that fails validation.
+// ErrInvalidRequest is a recall request that fails validation. It comes as
+// an *InvalidRequestError.
 var ErrInvalidRequest = errors.New("agent: invalid request")
+
+// InvalidRequestError is an ErrInvalidRequest whose Msg, what is wrong with
+// the request, a client may see (the HTTP and MCP layers read it with
+// errors.As).
+type InvalidRequestError struct{ Msg string }
+
+// Error is ErrInvalidRequest's text, a colon and Msg.
+func (e *InvalidRequestError) Error() string { return ErrInvalidRequest.Error() + ": " + e.Msg }
+
+// Unwrap returns ErrInvalidRequest.
+func (e *InvalidRequestError) Unwrap() error { return ErrInvalidRequest }
+
+func invalidRequest(format string, args ...any) error {
+	return &InvalidRequestError{Msg: fmt.Sprintf(format, args...)}
+}
 
 // MaxQuestionRunes bounds a question.
 const MaxQuestionRunes = 1000
@@ -208,7 +224,7 @@ func (a *Agent) Brain() string {
 func (a *Agent) Recall(ctx context.Context, user string, req Request) (*Response, error) {
 	tools, err := a.tools.Bind(user)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
+		return nil, &InvalidRequestError{Msg: err.Error()}
 	}
 	return a.RecallBound(ctx, tools, req)
 }
@@ -275,18 +291,18 @@ func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
 	q := strings.TrimSpace(req.Question)
 	switch {
 	case q == "":
-		return nil, fmt.Errorf("%w: question is required", ErrInvalidRequest)
+		return nil, invalidRequest("question is required")
 	case !utf8.ValidString(q):
-		return nil, fmt.Errorf("%w: question is not valid UTF-8", ErrInvalidRequest)
+		return nil, invalidRequest("question is not valid UTF-8")
 	case utf8.RuneCountInString(q) > MaxQuestionRunes:
-		return nil, fmt.Errorf("%w: question is longer than %d characters", ErrInvalidRequest, MaxQuestionRunes)
+		return nil, invalidRequest("question is longer than %d characters", MaxQuestionRunes)
 	}
 	var err error
 	p := a.skill.Params
 	now := a.now()
 	if req.Context.Now != "" {
 		if now, err = time.Parse(time.RFC3339Nano, req.Context.Now); err != nil {
-			return nil, fmt.Errorf("%w: context.now %q is not an RFC 3339 time", ErrInvalidRequest, req.Context.Now)
+			return nil, invalidRequest("context.now %q is not an RFC 3339 time", req.Context.Now)
 		}
 	}
 	var window timeWindow
@@ -298,26 +314,26 @@ func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
 			return nil, err
 		}
 		if !window.since.IsZero() && !window.until.IsZero() && !window.since.Before(window.until) {
-			return nil, fmt.Errorf("%w: context.time_range.since must be before until", ErrInvalidRequest)
+			return nil, invalidRequest("context.time_range.since must be before until")
 		}
 		window.explicit = true
 	}
 	switch req.Context.RolePref {
 	case "", "user", "any":
 	default:
-		return nil, fmt.Errorf("%w: context.role_pref must be user or any", ErrInvalidRequest)
+		return nil, invalidRequest("context.role_pref must be user or any")
 	}
 	maxRounds := p.Limits.MaxRounds
 	if o := req.Options.MaxRounds; o != 0 {
 		if o < 1 || o > 20 {
-			return nil, fmt.Errorf("%w: options.max_rounds must be between 1 and 20", ErrInvalidRequest)
+			return nil, invalidRequest("options.max_rounds must be between 1 and 20")
 		}
 		maxRounds = o
 	}
 	budget := time.Duration(p.Limits.BudgetMS) * time.Millisecond
 	if o := req.Options.BudgetMS; o != 0 {
 		if o < 10 || o > 120000 {
-			return nil, fmt.Errorf("%w: options.budget_ms must be between 10 and 120000", ErrInvalidRequest)
+			return nil, invalidRequest("options.budget_ms must be between 10 and 120000")
 		}
 		budget = time.Duration(o) * time.Millisecond
 	}
@@ -334,7 +350,7 @@ func parseOptTime(name, v string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, v)
 	if err != nil {
-		return t, fmt.Errorf("%w: %s %q is not an RFC 3339 time", ErrInvalidRequest, name, v)
+		return t, invalidRequest("%s %q is not an RFC 3339 time", name, v)
 	}
 	return t, nil
 }

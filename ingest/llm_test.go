@@ -17,6 +17,7 @@ import (
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/llmtest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // rw is one rewrite in a scripted reply of the model.
@@ -384,7 +385,7 @@ func TestLLMHistorianWorker(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &clock{t: turnAt}
+			c := storagetest.NewClock(turnAt)
 			s := openStore(t, "", c)
 			id := enqueue(t, ingest.NewQueue(s), "bot:u1", "r1", "我明天去杭州")
 			cfg := ingest.DefaultWorkerConfig()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 func sourced(at time.Time, id string, f ingest.Fact) ingest.SourcedFact {
@@ -135,7 +136,7 @@ func traitValues(p storage.Profile) []string {
 // a replayed request changes nothing, groups get their own profile, and
 // another user of the store sees none of it.
 func TestProfilePipeline(t *testing.T) {
-	c := &clock{t: turnAt}
+	c := storagetest.NewClock(turnAt)
 	s := openStore(t, "", c)
 	w := ingest.NewWorker(s, ingest.NewHistorian(ingest.HistorianConfig{}), ingest.DefaultWorkerConfig())
 	zh := func(id string, at time.Time, obs ...string) ingest.TurnEnd {
@@ -233,7 +234,7 @@ func TestProfilePipeline(t *testing.T) {
 // at the next start and applies its profile change once.
 func TestProfileCrashRetry(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: turnAt}
+	c := storagetest.NewClock(turnAt)
 	s := openStore(t, dir, c)
 	h := ingest.NewHistorian(ingest.HistorianConfig{})
 	if _, err := ingest.NewQueue(s).Enqueue(t.Context(), "u1", ingest.TurnEnd{RequestID: "r", SenderID: "qq:1",
@@ -340,7 +341,7 @@ func TestProfileRevisions(t *testing.T) {
 // the habit in the profile now also teaches it that the user started
 // learning guitar, through the queue, the offline historian and storage.
 func TestProfileLearnsWhatWasSaid(t *testing.T) {
-	s := openStore(t, "", &clock{t: turnAt})
+	s := openStore(t, "", storagetest.NewClock(turnAt))
 	w := ingest.NewWorker(s, ingest.NewHistorian(ingest.HistorianConfig{}), ingest.DefaultWorkerConfig())
 	tests := []struct {
 		name, sender, senderName, obs string

@@ -13,8 +13,19 @@ import (
 	"github.com/recalld/recalld/storage"
 )
 
-// ErrInvalidTurn marks an end-of-turn payload that fails validation.
+// ErrInvalidTurn marks an end-of-turn payload that fails validation. It
+// comes as an *InvalidTurnError.
 var ErrInvalidTurn = errors.New("ingest: invalid turn")
+
+// InvalidTurnError is an ErrInvalidTurn whose Msg, what is wrong with the
+// turn, a client may see (the HTTP and MCP layers read it with errors.As).
+type InvalidTurnError struct{ Msg string }
+
+// Error is ErrInvalidTurn's text, a colon and Msg.
+func (e *InvalidTurnError) Error() string { return ErrInvalidTurn.Error() + ": " + e.Msg }
+
+// Unwrap returns ErrInvalidTurn.
+func (e *InvalidTurnError) Unwrap() error { return ErrInvalidTurn }
 
 // KindTurnEnd is the job kind of an ended turn.
 const KindTurnEnd = "turn_end"
@@ -73,7 +84,7 @@ type RecentMessage struct {
 }
 
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidTurn, fmt.Sprintf(format, args...))
+	return &InvalidTurnError{Msg: fmt.Sprintf(format, args...)}
 }
 
 // checkID reports whether s is printable UTF-8 of at most MaxIDLen bytes.
@@ -179,12 +190,24 @@ type Receipt struct {
 
 // Queue accepts ended turns and makes them durable jobs for the Worker.
 type Queue struct {
-	store *storage.Store
+	store jobTable
 	now   func() time.Time
 }
 
+// jobTable is what a Queue needs of storage: a *storage.Store (serve) or a
+// *storage.Queue (import-undefined beside a running server).
+type jobTable interface {
+	EnqueueJob(ctx context.Context, nj storage.NewJob) (storage.Job, bool, error)
+	AddMemo(ctx context.Context, user, requestID string, m storage.NewMemo) (bool, error)
+}
+
+var (
+	_ jobTable = (*storage.Store)(nil)
+	_ jobTable = (*storage.Queue)(nil)
+)
+
 // NewQueue returns a queue over store's job table.
-func NewQueue(store *storage.Store) *Queue {
+func NewQueue(store jobTable) *Queue {
 	return &Queue{store: store, now: time.Now}
 }
 

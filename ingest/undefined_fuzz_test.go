@@ -8,6 +8,7 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // FuzzReadUndefined reads arbitrary bytes as Undefined's files and imports
@@ -41,11 +42,7 @@ func FuzzReadUndefined(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s, err := storage.Open(f.Context(), storage.Config{Dir: f.TempDir(), NoIndexer: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { s.Close() })
+	s := storagetest.Open(f, storage.Config{NoIndexer: true})
 	q := ingest.NewQueue(s)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		turns, err := ingest.ReadUndefined(data, "f.json", legacyOpts)

@@ -13,46 +13,19 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/ingest"
+	"github.com/recalld/recalld/internal/breaker/breakertest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
-// clock is the settable time of the job table.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func openStore(tb testing.TB, dir string, c *clock) *storage.Store {
-	tb.Helper()
-	if dir == "" {
-		dir = tb.TempDir()
-	}
+// openStore opens a store without an indexer in dir (a fresh one if empty),
+// on clock c if not nil.
+func openStore(tb testing.TB, dir string, c *storagetest.Clock) *storage.Store {
 	cfg := storage.Config{Dir: dir, NoIndexer: true}
 	if c != nil {
 		cfg.Now = c.Now
 	}
-	s, err := storage.Open(tb.Context(), cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s
+	return storagetest.Open(tb, cfg)
 }
 
 // fakeProcessor records the jobs it sees and fails while fail says so.
@@ -106,7 +79,7 @@ func mustJob(tb testing.TB, s *storage.Store, id string) storage.Job {
 }
 
 func TestWorkerCompletesInOrder(t *testing.T) {
-	c := &clock{t: turnAt}
+	c := storagetest.NewClock(turnAt)
 	s := openStore(t, "", c)
 	q := ingest.NewQueue(s)
 	a := enqueue(t, q, "u1", "a", "x")
@@ -128,7 +101,7 @@ func TestWorkerCompletesInOrder(t *testing.T) {
 }
 
 func TestWorkerRetriesThenKeepsFailed(t *testing.T) {
-	c := &clock{t: turnAt}
+	c := storagetest.NewClock(turnAt)
 	s := openStore(t, "", c)
 	id := enqueue(t, ingest.NewQueue(s), "u1", "r", "x")
 	p := &fakeProcessor{fail: func(job ingest.Job) error { return fmt.Errorf("model down (attempt %d)", job.Attempts) }}
@@ -204,7 +177,7 @@ func TestWorkerPermanentFailure(t *testing.T) {
 // expired, processes it, and returns when its context ends.
 func TestWorkerRunRecoversStale(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: turnAt}
+	c := storagetest.NewClock(turnAt)
 	s := openStore(t, dir, c)
 	id := enqueue(t, ingest.NewQueue(s), "u1", "r", "x")
 	if _, ok, err := s.ClaimJob(t.Context(), ingest.KindTurnEnd, 300*time.Second); !ok || err != nil {
@@ -280,7 +253,7 @@ func eventIDs(tb testing.TB, s *storage.Store, user string) []string {
 // stores its events once.
 func TestHistorianPipeline(t *testing.T) {
 	dir := t.TempDir()
-	c := &clock{t: turnAt}
+	c := storagetest.NewClock(turnAt)
 	s := openStore(t, dir, c)
 	q := ingest.NewQueue(s)
 	r, err := q.Enqueue(t.Context(), "bot:u1", ingest.TurnEnd{
@@ -373,47 +346,14 @@ func TestWorkerRefusedResult(t *testing.T) {
 	}
 }
 
-// fakeGate refuses while open is set and records the outcomes it is told.
-type fakeGate struct {
-	mu       sync.Mutex
-	open     bool
-	refused  int
-	outcomes []error
-}
-
-func (g *fakeGate) Allow() (func(error), error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.open {
-		g.refused++
-		return nil, errors.New("circuit open")
-	}
-	return func(err error) {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-		g.outcomes = append(g.outcomes, err)
-	}, nil
-}
-
-func (g *fakeGate) set(open bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.open = open
-}
-
-func (g *fakeGate) counts() (refused int, outcomes []error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.refused, slices.Clone(g.outcomes)
-}
-
 // TestWorkerGate: while the store's gate refuses, the worker leaves the
 // store alone and waits; once it allows, jobs run and every store round
 // reports its outcome, a failing store included.
 func TestWorkerGate(t *testing.T) {
 	s := openStore(t, "", nil)
 	id := enqueue(t, ingest.NewQueue(s), "u1", "r", "x")
-	g := &fakeGate{open: true}
+	g := &breakertest.Gate{}
+	g.Refuse(true)
 	p := &fakeProcessor{}
 	cfg := ingest.DefaultWorkerConfig()
 	cfg.Poll = 5 * time.Millisecond
@@ -437,17 +377,17 @@ func TestWorkerGate(t *testing.T) {
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	waitUntil("the gate refuses a few rounds", func() bool { r, _ := g.counts(); return r >= 5 })
+	waitUntil("the gate refuses a few rounds", func() bool { r, _ := g.Counts(); return r >= 5 })
 	if j := mustJob(t, s, id); j.State != storage.JobPending || len(p.Seen()) != 0 {
 		t.Fatalf("the worker ran a job through a closed gate: %+v, processed %v", j, p.Seen())
 	}
-	if _, outcomes := g.counts(); len(outcomes) != 0 {
+	if _, outcomes := g.Counts(); len(outcomes) != 0 {
 		t.Fatalf("outcomes reported while refused: %v", outcomes)
 	}
 
-	g.set(false)
+	g.Refuse(false)
 	waitUntil("the job is done", func() bool { return mustJob(t, s, id).State == storage.JobDone })
-	if _, outcomes := g.counts(); len(outcomes) == 0 || slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
+	if _, outcomes := g.Counts(); len(outcomes) == 0 || slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
 		t.Fatalf("outcomes with a healthy store: %v", outcomes)
 	}
 
@@ -456,7 +396,7 @@ func TestWorkerGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitUntil("a store failure is reported", func() bool {
-		_, outcomes := g.counts()
+		_, outcomes := g.Counts()
 		return slices.ContainsFunc(outcomes, func(err error) bool { return err != nil })
 	})
 }

@@ -9,14 +9,11 @@ import (
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 func TestEventsListPages(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	t0 := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
 	var evs []storage.Event
 	// Seven events, two pairs sharing a second, in two groups and private.
@@ -73,11 +70,7 @@ func TestEventsListPages(t *testing.T) {
 }
 
 func TestProfilesListValidates(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	tools := bind(t, queryapi.New(s), "u")
 	if got, err := tools.ProfilesList(t.Context(), queryapi.ProfileListParams{}); err != nil || len(got.Profiles) != 0 {
 		t.Errorf("no profiles: %+v %v", got, err)

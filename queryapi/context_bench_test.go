@@ -10,6 +10,7 @@ import (
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // BenchmarkContext measures what a bot waits for every turn (POST /context
@@ -19,11 +20,7 @@ func BenchmarkContext(b *testing.B) {
 	messages := []string{"<content>你还记得我吃不吃辣吗</content>", "what did we decide about project atlas?", "周末 电影", "在吗", "doctor appointment friday"}
 	for _, n := range []int{1_000, 10_000} {
 		b.Run(fmt.Sprintf("events=%d", n), func(b *testing.B) {
-			s, err := storage.Open(b.Context(), storage.Config{Dir: b.TempDir(), NoIndexer: true, IndexBatch: 1000})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
+			s := storagetest.Open(b, storage.Config{NoIndexer: true, IndexBatch: 1000})
 			evs := queryapitest.Events(rand.New(rand.NewPCG(uint64(n), 9)), n)
 			for i := 0; i < n; i += 1000 {
 				queryapitest.StoreEvents(b, s, "bench", evs[i:min(i+1000, n)]...)

@@ -257,7 +257,7 @@ func (t *Tools) eventQuery(p SearchEventsParams, res *EventsResult) (storage.Eve
 	q.Text, q.SenderID, q.GroupID = p.Query, p.TargetUserID, p.TargetGroupID
 	if t.group != "" {
 		if p.TargetGroupID != "" && p.TargetGroupID != t.group {
-			return q, fmt.Errorf("%w: target_group_id %q is not the group of the conversation", ErrOutOfScope, p.TargetGroupID)
+			return q, errorf(ErrOutOfScope, "target_group_id %q is not the group of the conversation", p.TargetGroupID)
 		}
 		q.GroupID = t.group
 	}

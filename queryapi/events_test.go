@@ -12,6 +12,7 @@ import (
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // now is the fixed clock of the event tests.
@@ -23,11 +24,7 @@ func daysAgo(d float64) time.Time { return now.Add(-time.Duration(d * 24 * float
 // zh and en events of two users in two groups and private chats.
 func eventFixture(t *testing.T) (*queryapi.Service, *storage.Store) {
 	t.Helper()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	e := func(group, sender, content string, days float64) storage.Event {
 		return storage.Event{GroupID: group, SenderID: sender, SenderName: "n" + sender, Content: content, IsAbsolute: true, Timestamp: daysAgo(days)}
 	}
@@ -130,11 +127,7 @@ func TestSearchEventsTimeWindow(t *testing.T) {
 // similarity, the newer event ranks first by exactly the formula's boost;
 // below the minimum similarity no boost applies.
 func TestSearchEventsDecay(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storagetest.Open(t, storage.Config{})
 	same := "Ann (1) adopted a grey cat named Pixel"
 	stored := queryapitest.StoreEvents(t, s, "u",
 		storage.Event{SenderID: "1", Content: same, Timestamp: daysAgo(120)},
@@ -298,11 +291,7 @@ func TestSearchEventsRejects(t *testing.T) {
 // TestInGroupScopesMessageTools checks that tools narrowed to a group never
 // return another group's messages.
 func TestInGroupScopesMessageTools(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storagetest.Open(t, storage.Config{})
 	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	if _, err := s.Insert(t.Context(), "u", []storage.Message{
 		{ID: "a1", Role: "user", ConversationID: "ca", GroupID: "ga", Content: "the launch code is alpha", CreatedAt: at},

@@ -335,7 +335,7 @@ func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridO
 	opts = opts.withDefaults()
 	w := opts.Weights
 	if strings.TrimSpace(question.Text) == "" {
-		return nil, fmt.Errorf("%w: empty question", ErrInvalidQuery)
+		return nil, invalid("empty question")
 	}
 	keep, err := filterFunc(opts.Filter)
 	if err != nil {
@@ -538,12 +538,12 @@ func filterFunc(f Filter) (func(Evidence) bool, error) {
 	var err error
 	if f.Since != "" {
 		if since, err = time.Parse(time.RFC3339Nano, f.Since); err != nil {
-			return nil, fmt.Errorf("%w: filter.since: %q is not an RFC 3339 time", ErrInvalidQuery, f.Since)
+			return nil, invalid("filter.since: %q is not an RFC 3339 time", f.Since)
 		}
 	}
 	if f.Until != "" {
 		if until, err = time.Parse(time.RFC3339Nano, f.Until); err != nil {
-			return nil, fmt.Errorf("%w: filter.until: %q is not an RFC 3339 time", ErrInvalidQuery, f.Until)
+			return nil, invalid("filter.until: %q is not an RFC 3339 time", f.Until)
 		}
 	}
 	return func(e Evidence) bool {

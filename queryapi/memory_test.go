@@ -12,22 +12,13 @@ import (
 
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
-
-func openStore(t *testing.T) *storage.Store {
-	t.Helper()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
 
 func ptr[T any](v T) *T { return &v }
 
 func TestMemos(t *testing.T) {
-	s := openStore(t)
+	s := storagetest.Open(t, storage.Config{NoIndexer: true})
 	for i, u := range []string{"qq:1", "qq:1", "qq:1", "qq:2"} {
 		group, rt := "", "private"
 		if i == 1 {
@@ -81,7 +72,7 @@ func memoTexts(ms []storage.Memo) []string {
 }
 
 func TestMemoryTools(t *testing.T) {
-	svc := queryapi.New(openStore(t))
+	svc := queryapi.New(storagetest.Open(t, storage.Config{NoIndexer: true}))
 	a, b := bind(t, svc, "qq:1"), bind(t, svc, "qq:2")
 	ctx := t.Context()
 

@@ -3,7 +3,6 @@ package queryapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -71,7 +70,7 @@ func (p ProfileParams) check() error {
 
 func (p ProfileParams) notFound(err error) error {
 	if errors.Is(err, storage.ErrNotFound) {
-		return fmt.Errorf("%w: no %s profile %q", ErrNoProfile, p.EntityType, p.EntityID)
+		return errorf(ErrNoProfile, "no %s profile %q", p.EntityType, p.EntityID)
 	}
 	return mapErr(err)
 }
@@ -139,7 +138,7 @@ func (t *Tools) RestoreProfile(ctx context.Context, p RestoreParams) (storage.Pr
 	}
 	pr, err := t.store.RestoreProfile(ctx, t.user, p.EntityType, p.EntityID, p.Revision)
 	if errors.Is(err, storage.ErrNotFound) {
-		return storage.Profile{}, fmt.Errorf("%w: revision %d of %s profile %q is not kept", ErrNoProfile, p.Revision, p.EntityType, p.EntityID)
+		return storage.Profile{}, errorf(ErrNoProfile, "revision %d of %s profile %q is not kept", p.Revision, p.EntityType, p.EntityID)
 	}
 	if err != nil {
 		return storage.Profile{}, mapErr(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // setProfile stores content as user's profile of the entity through a job.
@@ -50,11 +51,7 @@ func profileKeys(p queryapi.ProfilePage) []string {
 // TestSearchProfilesFused checks the reciprocal rank fusion of the lexical
 // and semantic rankings: the order and the scores of the fused profiles.
 func TestSearchProfilesFused(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	setProfile(t, s, "u1", storage.EntityUser, "qq:1", profileContent("张三", "张三：住在上海；是程序员；喜欢吃火锅。", "火锅"))
 	setProfile(t, s, "u1", storage.EntityUser, "tg:7", profileContent("Alice", "Alice: lives in Berlin; works as a nurse; likes hiking.", "hiking"))
 	setProfile(t, s, "u1", storage.EntityGroup, "g1", profileContent("Hikers", "Hikers: often talks about sports; members include Alice.", "sports"))

@@ -3,7 +3,6 @@ package queryapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -24,7 +23,8 @@ const (
 	MaxQueryRunes   = 2000
 )
 
-// Errors callers branch on.
+// Errors callers branch on. ErrInvalidQuery, like ErrOutOfScope and
+// ErrNoProfile, comes as an *Error, whose Msg a client may see.
 var (
 	ErrInvalidQuery = errors.New("queryapi: invalid query")
 	ErrNotFound     = storage.ErrNotFound
@@ -101,7 +101,7 @@ func New(store *storage.Store, opts ...Option) *Service {
 // request context; it is never a tool parameter.
 func (s *Service) Bind(user string) (*Tools, error) {
 	if strings.TrimSpace(user) == "" {
-		return nil, fmt.Errorf("%w: empty user", ErrInvalidQuery)
+		return nil, invalid("empty user")
 	}
 	return &Tools{store: s.store, user: user, now: s.now, profileTopK: s.profileTopK}, nil
 }
@@ -158,10 +158,6 @@ func (t *Tools) count(ctx context.Context, f storage.Filter) (int, error) {
 // User returns the user the tools are bound to.
 func (t *Tools) User() string { return t.user }
 
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrInvalidQuery, fmt.Sprintf(format, args...))
-}
-
 func parseTime(name, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -212,10 +208,12 @@ func checkText(name, s string) error {
 	return nil
 }
 
-// mapErr turns storage's argument errors into ErrInvalidQuery.
+// mapErr turns storage's argument errors into ErrInvalidQuery, with
+// storage's message.
 func mapErr(err error) error {
-	if errors.Is(err, storage.ErrInvalid) {
-		return fmt.Errorf("%w: %s", ErrInvalidQuery, strings.TrimPrefix(err.Error(), storage.ErrInvalid.Error()+": "))
+	var se *storage.Error
+	if errors.As(err, &se) && errors.Is(se, storage.ErrInvalid) {
+		return &Error{Kind: ErrInvalidQuery, Msg: se.Msg}
 	}
 	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
@@ -19,11 +20,7 @@ var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 // confusable messages, fully indexed.
 func fixture(t *testing.T) *queryapi.Service {
 	t.Helper()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{})
 	m := func(id, role, conv, content string, minute int) storage.Message {
 		return storage.Message{ID: id, Role: role, ConversationID: conv, SenderName: map[string]string{"user": "小王", "assistant": "Bot"}[role],
 			Content: content, CreatedAt: t0.Add(time.Duration(minute) * time.Minute)}
@@ -282,11 +279,7 @@ func TestInvalidParams(t *testing.T) {
 // filter once (a later message does not change their Considered), count
 // another filter afresh, and that plain tools always count afresh.
 func TestForOneRequestCounts(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storagetest.Open(t, storage.Config{})
 	insert := func(id, role string) {
 		t.Helper()
 		if _, err := s.Insert(t.Context(), "u", []storage.Message{{ID: id, Role: role, Content: "tea " + id, CreatedAt: t0}}); err != nil {

@@ -34,7 +34,7 @@ func (t *Tools) InGroup(group string) (*Tools, error) {
 	case len(group) > storage.MaxIDLen:
 		return nil, invalid("group scope: group_id is longer than %d bytes", storage.MaxIDLen)
 	case t.group != "" && t.group != group:
-		return nil, fmt.Errorf("%w: the tools are bound to another group", ErrOutOfScope)
+		return nil, errorf(ErrOutOfScope, "the tools are bound to another group")
 	}
 	c := *t
 	c.group = group
@@ -50,7 +50,7 @@ func (t *Tools) scope(f storage.Filter) (storage.Filter, error) {
 		return f, nil
 	}
 	if f.GroupID != "" && f.GroupID != t.group {
-		return f, fmt.Errorf("%w: filter.group_id %q is not the group of the conversation", ErrOutOfScope, f.GroupID)
+		return f, errorf(ErrOutOfScope, "filter.group_id %q is not the group of the conversation", f.GroupID)
 	}
 	f.GroupID = t.group
 	return f, nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // synthMessages is the shared synthetic chat (Zipf-distributed words).
@@ -15,11 +16,7 @@ var synthMessages = queryapitest.Messages
 
 // BenchmarkInsert measures acknowledged writes: batches of 1000 committed to SQLite.
 func BenchmarkInsert(b *testing.B) {
-	s, err := storage.Open(b.Context(), storage.Config{Dir: b.TempDir(), NoIndexer: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := storagetest.Open(b, storage.Config{NoIndexer: true})
 	r := rand.New(rand.NewPCG(1, 1))
 	batches := make([][]storage.Message, 20)
 	for i := range batches {
@@ -47,10 +44,7 @@ func BenchmarkIndex(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		s, err := storage.Open(b.Context(), storage.Config{Dir: b.TempDir(), NoIndexer: true, IndexBatch: 500})
-		if err != nil {
-			b.Fatal(err)
-		}
+		s := storagetest.Open(b, storage.Config{NoIndexer: true, IndexBatch: 500})
 		if _, err := s.Insert(b.Context(), "bench", slices.Clone(msgs)); err != nil {
 			b.Fatal(err)
 		}

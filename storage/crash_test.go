@@ -1,37 +1,25 @@
 package storage_test
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
-
-const crashChildEnv = "RECALLD_CRASH_CHILD_DIR"
 
 // TestCrashChild is the child of TestCrashSafety: it ingests batches until
 // killed, printing "ack RUN BATCH" after each batch is acknowledged.
 func TestCrashChild(t *testing.T) {
-	dir := os.Getenv(crashChildEnv)
-	if dir == "" {
-		t.Skip("child process of TestCrashSafety")
-	}
-	run := os.Getenv("RECALLD_CRASH_RUN")
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, IndexBatch: 64})
-	if err != nil {
-		fmt.Println("open error", err)
-		os.Exit(3)
-	}
-	out := bufio.NewWriter(os.Stdout)
+	dir, run := storagetest.CrashChild(t)
+	s := storagetest.Open(t, storage.Config{Dir: dir, IndexBatch: 64})
+	fmt.Println("ready")
 	for b := 0; ; b++ {
 		var msgs []storage.Message
 		for i := range 50 {
@@ -44,8 +32,7 @@ func TestCrashChild(t *testing.T) {
 			fmt.Println("insert error", err)
 			os.Exit(4)
 		}
-		fmt.Fprintf(out, "ack %s %d\n", run, b)
-		out.Flush()
+		fmt.Printf("ack %s %d\n", run, b)
 	}
 }
 
@@ -57,50 +44,19 @@ func TestCrashSafety(t *testing.T) {
 	acked := map[string]bool{} // message ids acknowledged to a child
 	r := rand.New(rand.NewPCG(7, 11))
 	const runs = 10
-	for run := range runs {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.v=false")
-		cmd.Env = append(os.Environ(), crashChildEnv+"="+dir, "RECALLD_CRASH_RUN="+strconv.Itoa(run))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
+	storagetest.CrashLoop(t, storagetest.Crash{
+		Child: "TestCrashChild", Dir: dir, Runs: runs,
+		KillAfter: func() time.Duration { return time.Duration(300+r.IntN(1200)) * time.Millisecond },
+		Ack: func(run, b int) {
+			for i := range 50 {
+				acked[fmt.Sprintf("r%d-b%d-%d", run, b, i)] = true
 			}
-			close(lines)
-		}()
-		kill := time.After(time.Duration(300+r.IntN(1200)) * time.Millisecond)
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				var rr, b int
-				if _, err := fmt.Sscanf(l, "ack %d %d", &rr, &b); err != nil {
-					t.Fatalf("child: %s", l)
-				}
-				for i := range 50 {
-					acked[fmt.Sprintf("r%d-b%d-%d", rr, b, i)] = true
-				}
-			case <-kill:
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				kill = nil
-			}
-		}
-		_ = cmd.Wait()
-	}
+		},
+	})
 	if len(acked) == 0 {
 		t.Fatal("no batch was acknowledged before the kills")
 	}
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	mustDrain(t, s)
 	n, err := s.Count(t.Context(), "crash-user", storage.Filter{})
 	if err != nil {
@@ -148,24 +104,14 @@ func TestCrashSafety(t *testing.T) {
 	t.Logf("%d runs, %d acknowledged messages, %d stored", runs, len(acked), n)
 }
 
-const eventCrashChildEnv = "RECALLD_EVENT_CRASH_CHILD_DIR"
-
 // TestEventCrashChild is the child of TestEventIndexCrashSafety: it stores
 // events through jobs until killed, printing "ack RUN JOB" after each job's
 // events are committed. The indexer runs meanwhile, so kills land before,
 // inside and after indexing batches.
 func TestEventCrashChild(t *testing.T) {
-	dir := os.Getenv(eventCrashChildEnv)
-	if dir == "" {
-		t.Skip("child process of TestEventIndexCrashSafety")
-	}
-	run := os.Getenv("RECALLD_CRASH_RUN")
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, IndexBatch: 16})
-	if err != nil {
-		fmt.Println("open error", err)
-		os.Exit(3)
-	}
-	out := bufio.NewWriter(os.Stdout)
+	dir, run := storagetest.CrashChild(t)
+	s := storagetest.Open(t, storage.Config{Dir: dir, IndexBatch: 16})
+	fmt.Println("ready")
 	for b := 0; ; b++ {
 		key := fmt.Sprintf("r%sx%d", run, b)
 		if _, _, err := s.EnqueueJob(t.Context(), storage.NewJob{UserID: "crash-user", Kind: "seed", Payload: []byte(`{}`)}); err != nil {
@@ -187,8 +133,7 @@ func TestEventCrashChild(t *testing.T) {
 			fmt.Println("complete error", err)
 			os.Exit(4)
 		}
-		fmt.Fprintf(out, "ack %s %d\n", run, b)
-		out.Flush()
+		fmt.Printf("ack %s %d\n", run, b)
 		time.Sleep(2 * time.Millisecond) // at most a few hundred events per run
 	}
 }
@@ -204,51 +149,20 @@ func TestEventIndexCrashSafety(t *testing.T) {
 	var acked []string      // event keys acknowledged to a child
 	perRun := map[int]int{} // acknowledged events by run
 	r := rand.New(rand.NewPCG(3, 5))
-	for run := range 6 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestEventCrashChild$", "-test.v=false")
-		cmd.Env = append(os.Environ(), eventCrashChildEnv+"="+dir, "RECALLD_CRASH_RUN="+strconv.Itoa(run))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
+	storagetest.CrashLoop(t, storagetest.Crash{
+		Child: "TestEventCrashChild", Dir: dir, Runs: 6,
+		KillAfter: func() time.Duration { return time.Duration(300+r.IntN(900)) * time.Millisecond },
+		Ack: func(run, b int) {
+			for i := range 5 {
+				acked = append(acked, fmt.Sprintf("r%dx%dx%d", run, b, i))
 			}
-			close(lines)
-		}()
-		kill := time.After(time.Duration(300+r.IntN(900)) * time.Millisecond)
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				var rr, b int
-				if _, err := fmt.Sscanf(l, "ack %d %d", &rr, &b); err != nil {
-					t.Fatalf("child: %s", l)
-				}
-				for i := range 5 {
-					acked = append(acked, fmt.Sprintf("r%dx%dx%d", rr, b, i))
-				}
-				perRun[rr] += 5
-			case <-kill:
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				kill = nil
-			}
-		}
-		_ = cmd.Wait()
-	}
+			perRun[run] += 5
+		},
+	})
 	if len(acked) == 0 {
 		t.Fatal("no job was acknowledged before the kills")
 	}
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	mustDrain(t, s)
 	var evs []storage.Event
 	for run, n := range perRun {

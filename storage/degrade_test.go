@@ -8,6 +8,7 @@ import (
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/internal/embed/embedtest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // openRemote opens a store in dir whose embedder is the local server srv.
@@ -17,16 +18,7 @@ func openRemote(tb testing.TB, dir string, srv *embedtest.Server, noIndexer bool
 	if err != nil {
 		tb.Fatal(err)
 	}
-	s, err := storage.Open(tb.Context(), storage.Config{Dir: dir, Embedder: e, NoIndexer: noIndexer, EmbedderRetry: 100 * time.Millisecond})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s
+	return storagetest.Open(tb, storage.Config{Dir: dir, Embedder: e, NoIndexer: noIndexer, EmbedderRetry: 100 * time.Millisecond})
 }
 
 // eventually polls cond until it holds or the deadline passes.

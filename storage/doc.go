@@ -13,5 +13,7 @@
 // acknowledged once its INSERT commits, and each state change is one UPDATE
 // in a write transaction, fenced by the claim's attempt number. A job is
 // completed together with the events it produced (events.go), in one
-// transaction.
+// transaction. OpenQueue opens that table (and the memos, events and
+// profiles jobs write) without the indexes, as a Queue, for operator tools
+// working beside a running server.
 package storage

@@ -56,16 +56,13 @@ type EventResult struct {
 // lexically (the best q.Size by BM25) or by meaning (the q.Size nearest).
 func (s *Store) SearchEvents(ctx context.Context, user string, q EventQuery) (_ EventResult, err error) {
 	defer s.fault(&err)
-	if s.cfg.QueueOnly {
-		return EventResult{}, errQueueOnly
-	}
 	switch {
 	case q.Size <= 0:
-		return EventResult{}, fmt.Errorf("%w: candidate count must be positive", ErrInvalid)
+		return EventResult{}, errorf(ErrInvalid, "candidate count must be positive")
 	case strings.TrimSpace(q.Text) == "":
-		return EventResult{}, fmt.Errorf("%w: empty query", ErrInvalid)
+		return EventResult{}, errorf(ErrInvalid, "empty query")
 	case !q.From.IsZero() && !q.To.IsZero() && q.From.After(q.To):
-		return EventResult{}, fmt.Errorf("%w: time_from is after time_to", ErrInvalid)
+		return EventResult{}, errorf(ErrInvalid, "time_from is after time_to")
 	}
 	res := EventResult{Semantic: s.vecOK}
 	where, args := eventFilterSQL(user, q)

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // ev is an event of a turn at t0 + days; group "" makes it a private one.
@@ -73,7 +74,7 @@ func seedEvents(tb testing.TB, s *storage.Store) {
 }
 
 func TestSearchEvents(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	seedEvents(t, s)
 	mustDrain(t, s)
 	day := func(d int) time.Time { return t0.Add(time.Duration(d) * 24 * time.Hour) }
@@ -128,7 +129,7 @@ func TestSearchEvents(t *testing.T) {
 }
 
 func TestSearchEventsScores(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	seedEvents(t, s)
 	mustDrain(t, s)
 	res, err := s.SearchEvents(t.Context(), "u1", storage.EventQuery{Text: "杭州出差", Size: 1})
@@ -183,10 +184,7 @@ func TestSearchEventsScores(t *testing.T) {
 // indexes them.
 func TestEventIndexResumesAfterReopen(t *testing.T) {
 	dir := t.TempDir()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	mustStoreEvents(t, s, "u1", ev("umb", "", "1", "Ann (1) lost the blue umbrella on 2026-05-01", 0))
 	if st, err := s.Status(t.Context()); err != nil || st.Pending != 1 {
 		t.Fatalf("pending = %+v %v, want the event's outbox entry", st, err)
@@ -197,7 +195,7 @@ func TestEventIndexResumesAfterReopen(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s = mustOpen(t, dir) // the indexer runs
+	s = storagetest.Open(t, storage.Config{Dir: dir}) // the indexer runs
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		res, err := s.SearchEvents(t.Context(), "u1", storage.EventQuery{Text: "umbrella", Size: 5})
@@ -215,7 +213,7 @@ func TestEventIndexResumesAfterReopen(t *testing.T) {
 }
 
 func TestDeleteUserForgetsEventIndex(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	seedEvents(t, s)
 	mustDrain(t, s)
 	if _, err := s.DeleteUser(t.Context(), "u1"); err != nil {
@@ -240,17 +238,13 @@ func TestDeleteUserForgetsEventIndex(t *testing.T) {
 
 func TestReindexRebuildsEventVectors(t *testing.T) {
 	dir := t.TempDir()
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	seedEvents(t, s)
 	mustDrain(t, s)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, Embedder: embedNew(512), AllowEmbedderChange: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = storagetest.Open(t, storage.Config{Dir: dir, Embedder: embedNew(512), AllowEmbedderChange: true})
 	q := storage.EventQuery{Text: "杭州出差", Size: 5}
 	res, err := s.SearchEvents(t.Context(), "u1", q)
 	if err != nil {
@@ -280,12 +274,8 @@ func TestReindexRebuildsEventVectors(t *testing.T) {
 // TestSearchEventsCoarse checks the binary-code path above the threshold
 // finds what exact search finds.
 func TestSearchEventsCoarse(t *testing.T) {
-	exact := mustOpen(t, "")
-	coarse, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer coarse.Close()
+	exact := storagetest.Open(t, storage.Config{})
+	coarse := storagetest.Open(t, storage.Config{CoarseThreshold: 5})
 	var evs []storage.Event
 	topics := []string{"hiking in the alps", "杭州出差", "spicy hotpot dinner", "guitar lessons", "design review in Paris", "乌龙茶"}
 	for i := range 60 {

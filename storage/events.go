@@ -23,17 +23,17 @@ func checkEvents(claimed Job, evs []Event) error {
 	for i, e := range evs {
 		switch {
 		case e.ID == "" || !printable(e.ID, MaxIDLen):
-			return fmt.Errorf("%w: event %d: id must be printable UTF-8 of 1..%d bytes", ErrInvalid, i, MaxIDLen)
+			return errorf(ErrInvalid, "event %d: id must be printable UTF-8 of 1..%d bytes", i, MaxIDLen)
 		case e.UserID != claimed.UserID:
-			return fmt.Errorf("%w: event %d belongs to another user than its job", ErrInvalid, i)
+			return errorf(ErrInvalid, "event %d belongs to another user than its job", i)
 		case e.JobID != claimed.ID:
-			return fmt.Errorf("%w: event %d names another job", ErrInvalid, i)
+			return errorf(ErrInvalid, "event %d names another job", i)
 		case !validPerspective(e.Perspective):
-			return fmt.Errorf("%w: event %d: unknown perspective %q", ErrInvalid, i, e.Perspective)
+			return errorf(ErrInvalid, "event %d: unknown perspective %q", i, e.Perspective)
 		case e.RequestType != "private" && e.RequestType != "group":
-			return fmt.Errorf("%w: event %d: unknown request type %q", ErrInvalid, i, e.RequestType)
+			return errorf(ErrInvalid, "event %d: unknown request type %q", i, e.RequestType)
 		case e.Timestamp.IsZero():
-			return fmt.Errorf("%w: event %d: timestamp is required", ErrInvalid, i)
+			return errorf(ErrInvalid, "event %d: timestamp is required", i)
 		}
 	}
 	return nil
@@ -94,7 +94,7 @@ func insertEvents(ctx context.Context, tx *sql.Tx, evs []Event, now time.Time) (
 func (s *Store) ListEvents(ctx context.Context, user string, f EventFilter) (_ []Event, err error) {
 	defer s.fault(&err)
 	if f.Limit <= 0 || f.Limit > MaxEventList {
-		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxEventList)
+		return nil, errorf(ErrInvalid, "limit must be in 1..%d", MaxEventList)
 	}
 	where, args := []string{"user_id = ?"}, []any{user}
 	if f.GroupID != "" {

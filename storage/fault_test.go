@@ -6,12 +6,11 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"testing"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // TestFaultClassification: errors of the store itself wrap storage.ErrFault
@@ -19,11 +18,7 @@ import (
 // conflict, a cancelled call and one row's bad data never do.
 func TestFaultClassification(t *testing.T) {
 	dir := t.TempDir()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	ctx := t.Context()
 	mustInsert(t, s, "u1", msg("m1", "user", "hello", 0))
 	if _, _, err := s.AddMemory(ctx, "bad", storage.Memory{ID: "pin", Content: "remember this"}); err != nil {
@@ -61,7 +56,7 @@ func TestFaultClassification(t *testing.T) {
 			return err
 		}, false},
 		{"disk full", func() error {
-			defer fileSizeLimit(t)()
+			defer storagetest.DiskFull(t)()
 			_, err := s.Insert(ctx, "u1", []storage.Message{msg("m2", "user", "a longer message that needs a new page "+string(make([]byte, 8000)), 1)})
 			return err
 		}, true},
@@ -87,26 +82,5 @@ func TestFaultClassification(t *testing.T) {
 				t.Errorf("errors.Is(%v, ErrFault) = %v, want %v", err, got, tt.fault)
 			}
 		})
-	}
-}
-
-// fileSizeLimit makes writes fail the way a full disk does: no file of
-// this process may grow past one byte (RLIMIT_FSIZE, SIGXFSZ ignored).
-// The returned function lifts the limit.
-func fileSizeLimit(t *testing.T) (restore func()) {
-	t.Helper()
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Fatal(err)
-	}
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1, Max: old.Max}); err != nil {
-		t.Skipf("cannot limit the file size: %v", err)
-	}
-	return func() {
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Fatal(err)
-		}
-		signal.Reset(syscall.SIGXFSZ)
 	}
 }

@@ -243,9 +243,6 @@ func (s *Store) runIndexer() {
 // wraps ErrSemanticUnavailable with the number of messages left without a vector.
 func (s *Store) Drain(ctx context.Context, progress func(done, left int)) (err error) {
 	defer s.fault(&err)
-	if s.cfg.QueueOnly {
-		return errQueueOnly
-	}
 	done := 0
 	for {
 		n, err := s.indexOnce(ctx)
@@ -682,9 +679,6 @@ func (s *Store) unindexVector(ctx context.Context, tx *sql.Tx, c corpus, user st
 // sees (done, left).
 func (s *Store) Reindex(ctx context.Context, progress func(done, left int)) (err error) {
 	defer s.fault(&err)
-	if s.cfg.QueueOnly {
-		return errQueueOnly
-	}
 	if s.emb == nil {
 		return errLexicalOnly
 	}

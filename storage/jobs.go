@@ -12,12 +12,9 @@ import (
 	"unicode/utf8"
 )
 
-var (
-	// ErrJobState means a job is not in the state an operation needs: a
-	// completion whose claim was lost, a retry of a job that has not failed.
-	ErrJobState  = errors.New("storage: job is not in the state this needs")
-	errQueueOnly = errors.New("storage: opened with QueueOnly; the indexes are not open")
-)
+// ErrJobState means a job is not in the state an operation needs: a
+// completion whose claim was lost, a retry of a job that has not failed.
+var ErrJobState = errors.New("storage: job is not in the state this needs")
 
 // Limits of the job table.
 const (
@@ -65,15 +62,15 @@ func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created boo
 	defer s.fault(&err)
 	switch {
 	case nj.UserID == "" || !printable(nj.UserID, MaxIDLen):
-		return Job{}, false, fmt.Errorf("%w: job user must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)
+		return Job{}, false, errorf(ErrInvalid, "job user must be printable UTF-8 of 1..%d bytes", MaxIDLen)
 	case nj.Kind == "" || !printable(nj.Kind, MaxIDLen):
-		return Job{}, false, fmt.Errorf("%w: job kind must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)
+		return Job{}, false, errorf(ErrInvalid, "job kind must be printable UTF-8 of 1..%d bytes", MaxIDLen)
 	case !printable(nj.Key, MaxJobKeyLen):
-		return Job{}, false, fmt.Errorf("%w: job key must be printable UTF-8 of at most %d bytes", ErrInvalid, MaxJobKeyLen)
+		return Job{}, false, errorf(ErrInvalid, "job key must be printable UTF-8 of at most %d bytes", MaxJobKeyLen)
 	case len(nj.Payload) > MaxJobPayload:
-		return Job{}, false, fmt.Errorf("%w: job payload is larger than %d bytes", ErrInvalid, MaxJobPayload)
+		return Job{}, false, errorf(ErrInvalid, "job payload is larger than %d bytes", MaxJobPayload)
 	case !isJSONObject(nj.Payload):
-		return Job{}, false, fmt.Errorf("%w: job payload must be a JSON object", ErrInvalid)
+		return Job{}, false, errorf(ErrInvalid, "job payload must be a JSON object")
 	}
 	if nj.Memo != nil {
 		if err := checkMemo(nj.Memo); err != nil {
@@ -118,7 +115,7 @@ func (s *Store) EnqueueJob(ctx context.Context, nj NewJob) (job Job, created boo
 func (s *Store) ClaimJob(ctx context.Context, kind string, lease time.Duration) (job Job, ok bool, err error) {
 	defer s.fault(&err)
 	if lease <= 0 {
-		return Job{}, false, fmt.Errorf("%w: lease must be positive", ErrInvalid)
+		return Job{}, false, errorf(ErrInvalid, "lease must be positive")
 	}
 	now := s.now()
 	err = s.update(ctx, func(tx *sql.Tx) error {
@@ -349,10 +346,10 @@ func (s *Store) GetJob(ctx context.Context, user, id string) (_ Job, err error) 
 func (s *Store) ListJobs(ctx context.Context, f JobFilter) (_ []Job, err error) {
 	defer s.fault(&err)
 	if f.Limit <= 0 || f.Limit > MaxJobList {
-		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxJobList)
+		return nil, errorf(ErrInvalid, "limit must be in 1..%d", MaxJobList)
 	}
 	if f.State != "" && !ValidJobState(f.State) {
-		return nil, fmt.Errorf("%w: unknown job state %q", ErrInvalid, f.State)
+		return nil, errorf(ErrInvalid, "unknown job state %q", f.State)
 	}
 	var (
 		where []string
@@ -433,10 +430,10 @@ func (s *Store) RetryJob(ctx context.Context, user, id string) (_ Job, err error
 func (s *Store) PurgeJobs(ctx context.Context, p JobPurge) (_ int, err error) {
 	defer s.fault(&err)
 	if p.State != JobFailed && p.State != JobDone {
-		return 0, fmt.Errorf("%w: only failed or done jobs are purged, not %q", ErrInvalid, p.State)
+		return 0, errorf(ErrInvalid, "only failed or done jobs are purged, not %q", p.State)
 	}
 	if p.Keep < 0 || p.OlderThan < 0 {
-		return 0, fmt.Errorf("%w: keep and age must not be negative", ErrInvalid)
+		return 0, errorf(ErrInvalid, "keep and age must not be negative")
 	}
 	before := s.now().Add(-p.OlderThan).UnixMilli()
 	scope, scopeArgs := `state = ?`, []any{p.State}

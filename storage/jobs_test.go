@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,47 +12,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
-// clock is a settable time source for the job table.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
+// mustOpenClock opens a store without an indexer in dir (a fresh one if
+// empty) whose time is a clock starting at t0.
+func mustOpenClock(tb testing.TB, dir string) (*storage.Store, *storagetest.Clock) {
+	c := storagetest.NewClock(t0)
+	return storagetest.Open(tb, storage.Config{Dir: dir, Now: c.Now, NoIndexer: true}), c
 }
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
+// jobTable is the job methods a Store and a Queue share.
+type jobTable interface {
+	EnqueueJob(ctx context.Context, nj storage.NewJob) (storage.Job, bool, error)
+	ClaimJob(ctx context.Context, kind string, lease time.Duration) (storage.Job, bool, error)
 }
 
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// mustOpenClock opens a store in dir (a fresh one if empty) whose job table
-// reads the time from a clock starting at t0.
-func mustOpenClock(tb testing.TB, dir string) (*storage.Store, *clock) {
-	tb.Helper()
-	if dir == "" {
-		dir = tb.TempDir()
-	}
-	c := &clock{t: t0}
-	s, err := storage.Open(tb.Context(), storage.Config{Dir: dir, Now: c.Now, NoIndexer: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s, c
-}
-
-func mustEnqueue(tb testing.TB, s *storage.Store, user, key string) storage.Job {
+func mustEnqueue(tb testing.TB, s jobTable, user, key string) storage.Job {
 	tb.Helper()
 	j, _, err := s.EnqueueJob(tb.Context(), storage.NewJob{UserID: user, Kind: "turn_end", Key: key,
 		Payload: json.RawMessage(fmt.Sprintf(`{"memo":%q}`, key))})
@@ -61,7 +38,7 @@ func mustEnqueue(tb testing.TB, s *storage.Store, user, key string) storage.Job 
 	return j
 }
 
-func mustClaim(tb testing.TB, s *storage.Store) storage.Job {
+func mustClaim(tb testing.TB, s jobTable) storage.Job {
 	tb.Helper()
 	j, ok, err := s.ClaimJob(tb.Context(), "turn_end", time.Minute)
 	if err != nil || !ok {
@@ -524,18 +501,18 @@ func TestDeleteUserForgetsJobsAndEvents(t *testing.T) {
 	}
 }
 
-// TestQueueOnlyBesideOpenStore opens the job table while a full store holds
+// TestQueueBesideOpenStore opens the job table while a full store holds
 // the lexical index, as `recalld jobs` does beside a running server.
-func TestQueueOnlyBesideOpenStore(t *testing.T) {
+func TestQueueBesideOpenStore(t *testing.T) {
 	dir := t.TempDir()
-	full := mustOpen(t, dir)
+	full := storagetest.Open(t, storage.Config{Dir: dir})
 	j, _, err := full.EnqueueJob(t.Context(), storage.NewJob{UserID: "u1", Kind: "turn_end", Payload: []byte(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		q, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true})
+		q, err := storage.OpenQueue(t.Context(), storage.QueueConfig{Dir: dir})
 		if err != nil {
 			done <- err
 			return
@@ -549,6 +526,6 @@ func TestQueueOnlyBesideOpenStore(t *testing.T) {
 			t.Fatal(err)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatal("QueueOnly open blocked on the open store")
+		t.Fatal("OpenQueue blocked on the open store")
 	}
 }

@@ -13,12 +13,13 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 const leaseChildEnv = "RECALLD_LEASE_CHILD_DIR"
 
 // TestLeaseChild is the child process of TestDeadOwnerReclaimedOnOpen: it
-// opens the data dir beside its parent (QueueOnly, as `recalld jobs` or a
+// opens the data dir beside its parent (OpenQueue, as `recalld jobs` or a
 // second worker would), claims the one pending job for 300 s, says
 // "claimed ID" and waits to be killed.
 func TestLeaseChild(t *testing.T) {
@@ -26,7 +27,7 @@ func TestLeaseChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("child process of TestDeadOwnerReclaimedOnOpen")
 	}
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true})
+	s, err := storage.OpenQueue(t.Context(), storage.QueueConfig{Dir: dir})
 	if err != nil {
 		fmt.Println("open error", err)
 		os.Exit(3)
@@ -73,7 +74,7 @@ func TestDeadOwnerReclaimedOnOpen(t *testing.T) {
 		t.Skip("spawns a child process")
 	}
 	dir := t.TempDir()
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	j := mustEnqueue(t, s, "u1", "k")
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -84,7 +85,7 @@ func TestDeadOwnerReclaimedOnOpen(t *testing.T) {
 	}
 
 	// The child is alive: neither an Open nor recovery takes its job.
-	s = mustOpen(t, dir)
+	s = storagetest.Open(t, storage.Config{Dir: dir})
 	if rq, fl, err := s.RecoverStaleJobs(t.Context(), 4); err != nil || rq != 0 || fl != 0 {
 		t.Fatalf("recover beside a live owner: %d %d %v", rq, fl, err)
 	}
@@ -100,7 +101,7 @@ func TestDeadOwnerReclaimedOnOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	child.Wait()
-	s = mustOpen(t, dir)
+	s = storagetest.Open(t, storage.Config{Dir: dir})
 	got, err := s.GetJob(t.Context(), "u1", j.ID)
 	if err != nil || got.State != storage.JobPending || got.Attempts != 0 || !got.RunAfter.IsZero() {
 		t.Fatalf("job of a killed owner after Open = %+v %v, want pending with 0 attempts", got, err)
@@ -128,11 +129,7 @@ func TestLiveOwnerKeepsClaim(t *testing.T) {
 	a, c := mustOpenClock(t, dir)
 	j := mustEnqueue(t, a, "u1", "k")
 	claimed := mustClaim(t, a)
-	b, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true, Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := storagetest.OpenQueue(t, storage.QueueConfig{Dir: dir, Now: c.Now})
 	if n, err := b.ReclaimDeadLeases(t.Context()); err != nil || n != 0 {
 		t.Fatalf("reclaim beside a live owner: %d %v", n, err)
 	}
@@ -166,10 +163,7 @@ func TestInterruptionsDoNotFail(t *testing.T) {
 	const maxAttempts = 4
 	var id string
 	for i := range 5 {
-		s, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := storagetest.OpenQueue(t, storage.QueueConfig{Dir: dir})
 		if i == 0 {
 			id = mustEnqueue(t, s, "u1", "k").ID
 		}
@@ -183,7 +177,7 @@ func TestInterruptionsDoNotFail(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	got, err := s.GetJob(t.Context(), "u1", id)
 	if err != nil || got.State != storage.JobPending || got.Attempts != 0 || !strings.Contains(got.Error, "interrupted") {
 		t.Fatalf("after 5 interruptions: %+v %v", got, err)

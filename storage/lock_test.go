@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // TestOpenLockedDataDir: a data dir another store holds open (another
@@ -13,10 +14,7 @@ import (
 // blocking forever, and opens once the holder closes.
 func TestOpenLockedDataDir(t *testing.T) {
 	dir := t.TempDir()
-	first, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	start := time.Now()
 	if s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true}); !errors.Is(err, storage.ErrLocked) {
 		if s != nil {

@@ -1,21 +1,16 @@
 package storage_test
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
-	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
-
-const memoCrashChildEnv = "RECALLD_MEMO_CRASH_CHILD_DIR"
 
 // memoCrashTurns is how many turns one child enqueues at most (under
 // MaxJobList, so one list shows them all).
@@ -25,19 +20,9 @@ const memoCrashTurns = 900
 // with memos (each one re-sending the previous request id too) until killed,
 // printing "ack RUN I" once turn I is acknowledged.
 func TestMemoCrashChild(t *testing.T) {
-	dir := os.Getenv(memoCrashChildEnv)
-	if dir == "" {
-		t.Skip("child process of TestMemoCrashSafety")
-	}
-	run := os.Getenv("RECALLD_MEMO_CRASH_RUN")
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, QueueOnly: true})
-	if err != nil {
-		fmt.Println("open error", err)
-		os.Exit(3)
-	}
-	out := bufio.NewWriter(os.Stdout)
-	fmt.Fprintln(out, "ready")
-	out.Flush()
+	dir, run := storagetest.CrashChild(t)
+	s := storagetest.OpenQueue(t, storage.QueueConfig{Dir: dir})
+	fmt.Println("ready")
 	enqueue := func(i int) {
 		key := fmt.Sprintf("req-%d", i)
 		_, _, err := s.EnqueueJob(t.Context(), storage.NewJob{UserID: "crash-" + run, Kind: "turn_end", Key: key,
@@ -53,8 +38,7 @@ func TestMemoCrashChild(t *testing.T) {
 		if i > 0 {
 			enqueue(i - 1) // a replay: must store nothing
 		}
-		fmt.Fprintf(out, "ack %s %d\n", run, i)
-		out.Flush()
+		fmt.Printf("ack %s %d\n", run, i)
 	}
 	time.Sleep(time.Hour) // wait for the kill
 }
@@ -71,54 +55,11 @@ func TestMemoCrashSafety(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	const runs = 6
 	acked := make([]int, runs) // turns acknowledged per run
-	for run := range runs {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestMemoCrashChild$", "-test.v=false")
-		cmd.Env = append(os.Environ(), memoCrashChildEnv+"="+dir, "RECALLD_MEMO_CRASH_RUN="+strconv.Itoa(run))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := make(chan string)
-		go func() {
-			sc := bufio.NewScanner(stdout)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		// The kill comes at a random moment after the child is writing (its
-		// start-up is slow under -race on a loaded machine).
-		var kill <-chan time.Time
-		deadline := time.After(60 * time.Second)
-	read:
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					break read
-				}
-				if l == "ready" {
-					kill = time.After(time.Duration(50+r.IntN(500)) * time.Millisecond)
-					continue
-				}
-				var rr, i int
-				if _, err := fmt.Sscanf(l, "ack %d %d", &rr, &i); err != nil {
-					t.Fatalf("child: %s", l)
-				}
-				acked[rr] = i + 1
-			case <-kill:
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				kill = nil
-			case <-deadline:
-				_ = cmd.Process.Signal(syscall.SIGKILL)
-				t.Fatal("child did not start writing")
-			}
-		}
-		_ = cmd.Wait()
-	}
+	storagetest.CrashLoop(t, storagetest.Crash{
+		Child: "TestMemoCrashChild", Dir: dir, Runs: runs,
+		KillAfter: func() time.Duration { return time.Duration(50+r.IntN(500)) * time.Millisecond },
+		Ack:       func(run, i int) { acked[run] = i + 1 },
+	})
 	s, _ := mustOpenClock(t, dir)
 	total := 0
 	for run := range runs {

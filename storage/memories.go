@@ -51,24 +51,24 @@ func checkMemory(m Memory) error {
 	n := utf8.RuneCountInString(m.Content)
 	switch {
 	case !utf8.ValidString(m.Content):
-		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalid)
+		return errorf(ErrInvalid, "content is not valid UTF-8")
 	case strings.TrimSpace(m.Content) == "":
-		return fmt.Errorf("%w: content is empty", ErrInvalid)
+		return errorf(ErrInvalid, "content is empty")
 	case n > MaxMemoryRunes:
-		return fmt.Errorf("%w: content has %d characters, at most %d are kept", ErrInvalid, n, MaxMemoryRunes)
+		return errorf(ErrInvalid, "content has %d characters, at most %d are kept", n, MaxMemoryRunes)
 	case strings.IndexFunc(m.Content, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) >= 0:
-		return fmt.Errorf("%w: content holds control characters", ErrInvalid)
+		return errorf(ErrInvalid, "content holds control characters")
 	case !printable(m.GroupID, MaxIDLen) || strings.TrimSpace(m.GroupID) != m.GroupID:
-		return fmt.Errorf("%w: group_id must be printable UTF-8 of at most %d bytes without surrounding spaces", ErrInvalid, MaxIDLen)
+		return errorf(ErrInvalid, "group_id must be printable UTF-8 of at most %d bytes without surrounding spaces", MaxIDLen)
 	case len(m.Tags) > MaxMemoryTags:
-		return fmt.Errorf("%w: at most %d tags, got %d", ErrInvalid, MaxMemoryTags, len(m.Tags))
+		return errorf(ErrInvalid, "at most %d tags, got %d", MaxMemoryTags, len(m.Tags))
 	}
 	for i, t := range m.Tags {
 		switch {
 		case t == "" || strings.TrimSpace(t) != t || !printable(t, 4*MaxMemoryTagRunes) || utf8.RuneCountInString(t) > MaxMemoryTagRunes:
-			return fmt.Errorf("%w: tags[%d] must be 1..%d printable characters without surrounding spaces", ErrInvalid, i, MaxMemoryTagRunes)
+			return errorf(ErrInvalid, "tags[%d] must be 1..%d printable characters without surrounding spaces", i, MaxMemoryTagRunes)
 		case slices.Contains(m.Tags[:i], t):
-			return fmt.Errorf("%w: tag %q given twice", ErrInvalid, t)
+			return errorf(ErrInvalid, "tag %q given twice", t)
 		}
 	}
 	return nil
@@ -114,10 +114,10 @@ func sameMemory(a, b Memory) bool {
 func (s *Store) AddMemory(ctx context.Context, user string, m Memory) (out Memory, created bool, err error) {
 	defer s.fault(&err)
 	if user == "" {
-		return Memory{}, false, fmt.Errorf("%w: empty user", ErrInvalid)
+		return Memory{}, false, errorf(ErrInvalid, "empty user")
 	}
 	if m.ID != "" && !ValidMemoryID(m.ID) {
-		return Memory{}, false, fmt.Errorf("%w: id must be 1..%d ASCII letters, digits or . _ : -", ErrInvalid, MaxMemoryIDLen)
+		return Memory{}, false, errorf(ErrInvalid, "id must be 1..%d ASCII letters, digits or . _ : -", MaxMemoryIDLen)
 	}
 	if m.Tags == nil {
 		m.Tags = []string{}
@@ -152,7 +152,7 @@ func (s *Store) AddMemory(ctx context.Context, user string, m Memory) (out Memor
 			return err
 		}
 		if n >= MaxMemories {
-			return fmt.Errorf("%w: a user keeps at most %d pinned memories; delete or update one", ErrMemoryLimit, MaxMemories)
+			return errorf(ErrMemoryLimit, "a user keeps at most %d pinned memories; delete or update one", MaxMemories)
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO memories (`+memoryCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			m.ID, user, m.GroupID, m.Content, string(tags), now.UnixMilli(), now.UnixMilli())
@@ -182,7 +182,7 @@ func (s *Store) GetMemory(ctx context.Context, user, id string) (_ Memory, err e
 func (s *Store) ListMemories(ctx context.Context, user string, f MemoryFilter) (_ []Memory, err error) {
 	defer s.fault(&err)
 	if user == "" {
-		return nil, fmt.Errorf("%w: empty user", ErrInvalid)
+		return nil, errorf(ErrInvalid, "empty user")
 	}
 	q, args := `SELECT `+memoryCols+` FROM memories WHERE user_id = ?`, []any{user}
 	switch {

@@ -24,21 +24,21 @@ func checkMemo(m *NewMemo) error {
 		{"group_id", m.GroupID}, {"group_name", m.GroupName}, {"sender_id", m.SenderID}, {"sender_name", m.SenderName},
 	} {
 		if !printable(f.v, MaxIDLen) {
-			return fmt.Errorf("%w: memo %s must be printable UTF-8 of at most %d bytes", ErrInvalid, f.name, MaxIDLen)
+			return errorf(ErrInvalid, "memo %s must be printable UTF-8 of at most %d bytes", f.name, MaxIDLen)
 		}
 	}
 	switch {
 	case strings.TrimSpace(m.Content) == "":
-		return fmt.Errorf("%w: memo is empty", ErrInvalid)
+		return errorf(ErrInvalid, "memo is empty")
 	case len(m.Content) > MaxMemoContent || !utf8.ValidString(m.Content):
-		return fmt.Errorf("%w: memo must be valid UTF-8 of at most %d bytes", ErrInvalid, MaxMemoContent)
+		return errorf(ErrInvalid, "memo must be valid UTF-8 of at most %d bytes", MaxMemoContent)
 	case m.RequestType != "private" && m.RequestType != "group":
-		return fmt.Errorf("%w: memo: unknown request type %q", ErrInvalid, m.RequestType)
+		return errorf(ErrInvalid, "memo: unknown request type %q", m.RequestType)
 	case m.RequestType == "private" && m.GroupID != "":
 		// A group memo may lack its group id (imported ones know only the name).
-		return fmt.Errorf("%w: memo: a private turn has no group_id", ErrInvalid)
+		return errorf(ErrInvalid, "memo: a private turn has no group_id")
 	case m.Timestamp.IsZero():
-		return fmt.Errorf("%w: memo: timestamp is required", ErrInvalid)
+		return errorf(ErrInvalid, "memo: timestamp is required")
 	}
 	return nil
 }
@@ -81,13 +81,13 @@ func scanMemo(sc interface{ Scan(...any) error }) (Memo, error) {
 func (s *Store) ListMemos(ctx context.Context, user string, f MemoFilter) (_ []Memo, err error) {
 	defer s.fault(&err)
 	if user == "" {
-		return nil, fmt.Errorf("%w: empty user", ErrInvalid)
+		return nil, errorf(ErrInvalid, "empty user")
 	}
 	if f.Limit <= 0 || f.Limit > MaxMemoList {
-		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxMemoList)
+		return nil, errorf(ErrInvalid, "limit must be in 1..%d", MaxMemoList)
 	}
 	if f.RequestType != "" && f.RequestType != "private" && f.RequestType != "group" {
-		return nil, fmt.Errorf("%w: unknown request type %q", ErrInvalid, f.RequestType)
+		return nil, errorf(ErrInvalid, "unknown request type %q", f.RequestType)
 	}
 	where, args := []string{"user_id = ?"}, []any{user}
 	for _, c := range []struct{ col, v string }{{"group_id", f.GroupID}, {"sender_id", f.SenderID}, {"request_type", f.RequestType}} {
@@ -123,9 +123,9 @@ func (s *Store) AddMemo(ctx context.Context, user, requestID string, m NewMemo) 
 	defer s.fault(&err)
 	switch {
 	case user == "" || !printable(user, MaxIDLen):
-		return false, fmt.Errorf("%w: memo user must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)
+		return false, errorf(ErrInvalid, "memo user must be printable UTF-8 of 1..%d bytes", MaxIDLen)
 	case requestID == "" || !printable(requestID, MaxJobKeyLen):
-		return false, fmt.Errorf("%w: memo request id must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxJobKeyLen)
+		return false, errorf(ErrInvalid, "memo request id must be printable UTF-8 of 1..%d bytes", MaxJobKeyLen)
 	}
 	if err := checkMemo(&m); err != nil {
 		return false, err

@@ -52,31 +52,31 @@ func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (_ Inse
 	defer s.fault(&err)
 	var res InsertResult
 	if user == "" {
-		return res, fmt.Errorf("%w: empty user", ErrInvalid)
+		return res, errorf(ErrInvalid, "empty user")
 	}
 	now := time.Now()
 	for i := range msgs {
 		m := &msgs[i]
 		if m.UserID != "" && m.UserID != user {
-			return res, fmt.Errorf("%w: message %d belongs to another user", ErrInvalid, i)
+			return res, errorf(ErrInvalid, "message %d belongs to another user", i)
 		}
 		if !ValidRole(m.Role) {
-			return res, fmt.Errorf("%w: message %d: unknown role %q", ErrInvalid, i, m.Role)
+			return res, errorf(ErrInvalid, "message %d: unknown role %q", i, m.Role)
 		}
 		if m.CreatedAt.IsZero() {
-			return res, fmt.Errorf("%w: message %d: created_at is required", ErrInvalid, i)
+			return res, errorf(ErrInvalid, "message %d: created_at is required", i)
 		}
 		if len(m.Meta) > 0 && !isJSONObject(m.Meta) {
-			return res, fmt.Errorf("%w: message %d: meta must be a JSON object", ErrInvalid, i)
+			return res, errorf(ErrInvalid, "message %d: meta must be a JSON object", i)
 		}
 		if len(m.ID) > MaxIDLen || !utf8.ValidString(m.ID) || strings.IndexFunc(m.ID, unicode.IsControl) >= 0 {
-			return res, fmt.Errorf("%w: message %d: id must be printable UTF-8 of at most %d bytes", ErrInvalid, i, MaxIDLen)
+			return res, errorf(ErrInvalid, "message %d: id must be printable UTF-8 of at most %d bytes", i, MaxIDLen)
 		}
 		if !utf8.ValidString(m.Content) || !utf8.ValidString(m.SenderName) || !utf8.ValidString(m.ConversationID) {
-			return res, fmt.Errorf("%w: message %d: text is not valid UTF-8", ErrInvalid, i)
+			return res, errorf(ErrInvalid, "message %d: text is not valid UTF-8", i)
 		}
 		if len(m.Content) > MaxContentLen {
-			return res, fmt.Errorf("%w: message %d: content is longer than %d bytes", ErrInvalid, i, MaxContentLen)
+			return res, errorf(ErrInvalid, "message %d: content is longer than %d bytes", i, MaxContentLen)
 		}
 		m.UserID = user
 		if m.ID == "" {
@@ -113,7 +113,7 @@ func (s *Store) Insert(ctx context.Context, user string, msgs []Message) (_ Inse
 					return fmt.Errorf("insert %q: %w", m.ID, err)
 				}
 				if content != m.Content {
-					return fmt.Errorf("%w: %q", ErrConflict, m.ID)
+					return errorf(ErrConflict, "%q", m.ID)
 				}
 				res.Duplicate++
 				continue
@@ -310,16 +310,16 @@ func (c listCursor) encode() string {
 func decodeListCursor(s string) (listCursor, error) {
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return listCursor{}, fmt.Errorf("%w: bad cursor", ErrInvalid)
+		return listCursor{}, errorf(ErrInvalid, "bad cursor")
 	}
 	parts := strings.Split(string(b), ":")
 	if len(parts) != 3 || parts[0] != "l1" {
-		return listCursor{}, fmt.Errorf("%w: bad cursor", ErrInvalid)
+		return listCursor{}, errorf(ErrInvalid, "bad cursor")
 	}
 	ms, err1 := strconv.ParseInt(parts[1], 10, 64)
 	seq, err2 := strconv.ParseInt(parts[2], 10, 64)
 	if err1 != nil || err2 != nil {
-		return listCursor{}, fmt.Errorf("%w: bad cursor", ErrInvalid)
+		return listCursor{}, errorf(ErrInvalid, "bad cursor")
 	}
 	return listCursor{ms, seq}, nil
 }
@@ -329,7 +329,7 @@ func decodeListCursor(s string) (listCursor, error) {
 func (s *Store) List(ctx context.Context, user string, f Filter, size int, cursor string) (_ []Message, _ string, err error) {
 	defer s.fault(&err)
 	if size <= 0 {
-		return nil, "", fmt.Errorf("%w: page size must be positive", ErrInvalid)
+		return nil, "", errorf(ErrInvalid, "page size must be positive")
 	}
 	where, args := filterSQL(f, []string{"user_id = ?"}, []any{user})
 	if cursor != "" {

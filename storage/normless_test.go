@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // degenerateTexts get a vector without a norm from the hashing embedder:
@@ -28,19 +29,11 @@ func TestNormlessVectors(t *testing.T) {
 				name = "coarse/" + text
 			}
 			t.Run(name, func(t *testing.T) {
-				cfg := storage.Config{Dir: t.TempDir(), NoIndexer: true}
+				cfg := storage.Config{NoIndexer: true}
 				if coarse {
 					cfg.CoarseThreshold = 1
 				}
-				s, err := storage.Open(t.Context(), cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() {
-					if err := s.Close(); err != nil {
-						t.Error(err)
-					}
-				})
+				s := storagetest.Open(t, cfg)
 				ctx := t.Context()
 				var degenerate []storage.Message
 				for i, id := range []string{"z1", "z2", "z3", "z4", "z5", "z6"} {

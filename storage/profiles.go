@@ -92,10 +92,10 @@ func (s *Store) openProfileIndex(ctx context.Context) error {
 
 func checkProfileKey(entityType, entityID string) error {
 	if !ValidEntityType(entityType) {
-		return fmt.Errorf("%w: entity_type %q: want user or group", ErrInvalid, entityType)
+		return errorf(ErrInvalid, "entity_type %q: want user or group", entityType)
 	}
 	if entityID == "" || !printable(entityID, MaxIDLen) {
-		return fmt.Errorf("%w: entity_id must be printable UTF-8 of 1..%d bytes", ErrInvalid, MaxIDLen)
+		return errorf(ErrInvalid, "entity_id must be printable UTF-8 of 1..%d bytes", MaxIDLen)
 	}
 	return nil
 }
@@ -106,7 +106,7 @@ func checkMerges(ms []ProfileMerge) error {
 			return fmt.Errorf("profile merge %d: %w", i, err)
 		}
 		if m.Apply == nil {
-			return fmt.Errorf("%w: profile merge %d has no Apply", ErrInvalid, i)
+			return errorf(ErrInvalid, "profile merge %d has no Apply", i)
 		}
 	}
 	return nil
@@ -133,17 +133,17 @@ func (c ProfileContent) normalize() ProfileContent {
 func (c ProfileContent) check() error {
 	text := func(what, v string) error {
 		if len(v) > MaxProfileValue || !utf8.ValidString(v) {
-			return fmt.Errorf("%w: profile %s must be UTF-8 of at most %d bytes", ErrInvalid, what, MaxProfileValue)
+			return errorf(ErrInvalid, "profile %s must be UTF-8 of at most %d bytes", what, MaxProfileValue)
 		}
 		return nil
 	}
 	switch {
 	case len(c.Traits) > MaxProfileTraits:
-		return fmt.Errorf("%w: a profile holds at most %d traits", ErrInvalid, MaxProfileTraits)
+		return errorf(ErrInvalid, "a profile holds at most %d traits", MaxProfileTraits)
 	case len(c.Tags) > MaxProfileTags:
-		return fmt.Errorf("%w: a profile holds at most %d tags", ErrInvalid, MaxProfileTags)
+		return errorf(ErrInvalid, "a profile holds at most %d tags", MaxProfileTags)
 	case len(c.Summary) > MaxProfileSummary || !utf8.ValidString(c.Summary):
-		return fmt.Errorf("%w: profile summary must be UTF-8 of at most %d bytes", ErrInvalid, MaxProfileSummary)
+		return errorf(ErrInvalid, "profile summary must be UTF-8 of at most %d bytes", MaxProfileSummary)
 	}
 	if err := text("name", c.Name); err != nil {
 		return err
@@ -160,7 +160,7 @@ func (c ProfileContent) check() error {
 			}
 		}
 		if t.Category == "" || t.Value == "" {
-			return fmt.Errorf("%w: a trait needs a category and a value", ErrInvalid)
+			return errorf(ErrInvalid, "a trait needs a category and a value")
 		}
 	}
 	return nil
@@ -214,10 +214,10 @@ func (s *Store) GetProfile(ctx context.Context, user, entityType, entityID strin
 func (s *Store) ListProfiles(ctx context.Context, user, entityType string, limit int) (_ []Profile, err error) {
 	defer s.fault(&err)
 	if limit <= 0 || limit > MaxProfileList {
-		return nil, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxProfileList)
+		return nil, errorf(ErrInvalid, "limit must be in 1..%d", MaxProfileList)
 	}
 	if entityType != "" && !ValidEntityType(entityType) {
-		return nil, fmt.Errorf("%w: entity_type %q: want user or group", ErrInvalid, entityType)
+		return nil, errorf(ErrInvalid, "entity_type %q: want user or group", entityType)
 	}
 	q, args := `SELECT `+profileCols+` FROM profiles WHERE user_id = ?`, []any{user}
 	if entityType != "" {
@@ -287,7 +287,7 @@ func (s *Store) RestoreProfile(ctx context.Context, user, entityType, entityID s
 		return Profile{}, err
 	}
 	if revision < 1 {
-		return Profile{}, fmt.Errorf("%w: revision must be positive", ErrInvalid)
+		return Profile{}, errorf(ErrInvalid, "revision must be positive")
 	}
 	now := s.now()
 	var out Profile
@@ -317,7 +317,7 @@ func (s *Store) RestoreProfile(ctx context.Context, user, entityType, entityID s
 		return err
 	})
 	if errors.Is(err, ErrNotFound) {
-		return Profile{}, fmt.Errorf("%w: no revision %d of profile %s/%s", ErrNotFound, revision, entityType, entityID)
+		return Profile{}, errorf(ErrNotFound, "no revision %d of profile %s/%s", revision, entityType, entityID)
 	}
 	if err != nil {
 		return Profile{}, fmt.Errorf("storage: restore profile %s/%s: %w", entityType, entityID, err)
@@ -480,17 +480,14 @@ func (s *Store) syncProfiles(ctx context.Context, user string) error {
 func (s *Store) SearchProfiles(ctx context.Context, user string, q ProfileQuery) (_ ProfileRankings, err error) {
 	defer s.fault(&err)
 	none := ProfileRankings{Lexical: []RankedProfile{}, Semantic: []RankedProfile{}}
-	if s.cfg.QueueOnly {
-		return none, errQueueOnly
-	}
 	if strings.TrimSpace(q.Text) == "" {
-		return none, fmt.Errorf("%w: empty query", ErrInvalid)
+		return none, errorf(ErrInvalid, "empty query")
 	}
 	if q.TopK < 1 || q.TopK > MaxProfileTopK {
-		return none, fmt.Errorf("%w: top_k must be in 1..%d", ErrInvalid, MaxProfileTopK)
+		return none, errorf(ErrInvalid, "top_k must be in 1..%d", MaxProfileTopK)
 	}
 	if q.EntityType != "" && !ValidEntityType(q.EntityType) {
-		return none, fmt.Errorf("%w: entity_type %q: want user or group", ErrInvalid, q.EntityType)
+		return none, errorf(ErrInvalid, "entity_type %q: want user or group", q.EntityType)
 	}
 	if err := s.syncProfiles(ctx, user); err != nil {
 		return none, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // setProfile stores content as user's profile of the entity through a job.
@@ -72,7 +73,7 @@ func checkRanks(tb testing.TB, user string, r storage.ProfileRankings) {
 
 func TestSearchProfiles(t *testing.T) {
 	dir := t.TempDir()
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	ctx := t.Context()
 	setProfile(t, s, "u1", storage.EntityUser, "qq:1", content("张三", "张三：住在上海；是程序员；喜欢吃火锅。", "火锅"))
 	setProfile(t, s, "u1", storage.EntityUser, "tg:7", content("Alice", "Alice: lives in Berlin; works as a nurse; likes hiking.", "hiking"))
@@ -122,7 +123,7 @@ func TestSearchProfiles(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s2 := mustOpen(t, dir)
+	s2 := storagetest.Open(t, storage.Config{Dir: dir})
 	if hs, _ := s2.SearchProfiles(ctx, "u1", storage.ProfileQuery{Text: "火锅", TopK: 3}); len(hs.Lexical) == 0 || hs.Lexical[0].EntityID != "qq:1" {
 		t.Fatalf("after reopen: %v", hitKeys(hs))
 	}
@@ -151,11 +152,7 @@ func (failingEmbedder) Embed(context.Context, []string) ([][]float32, error) {
 
 // TestSearchProfilesWithoutEmbedder ranks lexically when the embedder fails.
 func TestSearchProfilesWithoutEmbedder(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), Embedder: failingEmbedder{embed.NewHashing(0)}, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{Embedder: failingEmbedder{embed.NewHashing(0)}, NoIndexer: true})
 	setProfile(t, s, "u1", storage.EntityUser, "tg:7", content("Alice", "Alice: likes hiking.", "hiking"))
 	hs, err := s.SearchProfiles(t.Context(), "u1", storage.ProfileQuery{Text: "hiking", TopK: 3})
 	if err != nil || len(hs.Lexical) != 1 || len(hs.Semantic) != 0 {
@@ -191,7 +188,7 @@ func TestProfileLimits(t *testing.T) {
 // while it was created) is made again from the rows.
 func TestProfileIndexRebuilt(t *testing.T) {
 	dir := t.TempDir()
-	s := mustOpen(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	setProfile(t, s, "u1", storage.EntityUser, "tg:7", content("Alice", "Alice: likes hiking.", "hiking"))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -199,7 +196,7 @@ func TestProfileIndexRebuilt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "profiles.bleve", "index_meta.json"), []byte(`{"storage":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s = mustOpen(t, dir)
+	s = storagetest.Open(t, storage.Config{Dir: dir})
 	hs, err := s.SearchProfiles(t.Context(), "u1", storage.ProfileQuery{Text: "hiking", TopK: 3})
 	if err != nil || len(hs.Lexical) != 1 || hs.Lexical[0].EntityID != "tg:7" {
 		t.Fatalf("%v %v", hitKeys(hs), err)

@@ -54,15 +54,12 @@ type LexicalQuery struct {
 // on from there.
 func (s *Store) LexicalSearch(ctx context.Context, user string, q LexicalQuery) (_ []Hit, _ string, err error) {
 	defer s.fault(&err)
-	if s.cfg.QueueOnly {
-		return nil, "", errQueueOnly
-	}
 	if q.Size <= 0 {
-		return nil, "", fmt.Errorf("%w: page size must be positive", ErrInvalid)
+		return nil, "", errorf(ErrInvalid, "page size must be positive")
 	}
 	words, phrases := splitQuery(q.Text)
 	if strings.TrimSpace(words) == "" && len(phrases) == 0 {
-		return nil, "", fmt.Errorf("%w: empty query", ErrInvalid)
+		return nil, "", errorf(ErrInvalid, "empty query")
 	}
 	textFields := [][2]string{{fTextCJK, fTextEN}}
 	if q.Contextual {
@@ -422,9 +419,6 @@ func firstTerms(m mapping.IndexMapping, field, text string) string {
 // as written: phrases too long (or too many) to check word by word are
 // searched as all of their words.
 func (s *Store) LexicalNotes(text string) []string {
-	if s.cfg.QueueOnly {
-		return nil
-	}
 	words, phrases := splitQuery(text)
 	var notes []string
 	if firstTerms(s.index.Mapping(), fTextCJK, words) != words {
@@ -516,11 +510,11 @@ func encodeLexCursor(offset int) string {
 func decodeLexCursor(c string, maxOffset int) (int, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || !strings.HasPrefix(string(b), "x2:") {
-		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
+		return 0, errorf(ErrInvalid, "bad cursor")
 	}
 	n, err := strconv.Atoi(string(b[3:]))
 	if err != nil || n < 0 || n > maxOffset {
-		return 0, fmt.Errorf("%w: bad cursor", ErrInvalid)
+		return 0, errorf(ErrInvalid, "bad cursor")
 	}
 	return n, nil
 }
@@ -545,7 +539,7 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 		return nil, errIndexNotAvailable
 	}
 	if q.TopK <= 0 {
-		return nil, fmt.Errorf("%w: top_k must be positive", ErrInvalid)
+		return nil, errorf(ErrInvalid, "top_k must be positive")
 	}
 	vec, err := s.queryVector(ctx, messageCorpus, user, q)
 	if err != nil {
@@ -797,19 +791,19 @@ func (s *Store) rescore(ctx context.Context, c corpus, vec []float32, seqs []int
 func (s *Store) queryVector(ctx context.Context, c corpus, user string, q SemanticQuery) ([]float32, error) {
 	if q.Vector != nil {
 		if len(q.Vector) != s.emb.Dim() {
-			return nil, fmt.Errorf("%w: query_embedding has %d dimensions, the store uses %d", ErrInvalid, len(q.Vector), s.emb.Dim())
+			return nil, errorf(ErrInvalid, "query_embedding has %d dimensions, the store uses %d", len(q.Vector), s.emb.Dim())
 		}
 		v := append([]float32(nil), q.Vector...)
 		for _, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("%w: query_embedding holds a non-finite number", ErrInvalid)
+				return nil, errorf(ErrInvalid, "query_embedding holds a non-finite number")
 			}
 		}
 		emb.Normalize(v)
 		return v, nil
 	}
 	if strings.TrimSpace(q.Text) == "" {
-		return nil, fmt.Errorf("%w: empty query", ErrInvalid)
+		return nil, errorf(ErrInvalid, "empty query")
 	}
 	if s.tw == nil {
 		vs, err := s.embed(ctx, []string{q.Text})

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // TestPhraseWorkBounded quotes every prefix of stored Chinese, English and
@@ -21,7 +22,7 @@ import (
 // phrase (a 22-character quote took seconds and gigabytes). Each phrase must
 // still find its message, in time and memory that do not grow with its length.
 func TestPhraseWorkBounded(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	zh := "我们周末一起去杭州西湖边散步，然后去吃了一家很好吃的杭帮菜馆，哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈"
 	en := "we walked along the west lake in hangzhou at the weekend and then had dinner at a very good restaurant"
 	mixed := "周末用iPhone 15拍了西湖的照片，then we ate 杭帮菜 at 外婆家 again and again"
@@ -74,7 +75,7 @@ func isWordRune(r rune) bool {
 // TestPhraseMatching: a phrase matches adjacent words only, across
 // punctuation the query leaves out, in either field.
 func TestPhraseMatching(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	mustInsert(t, s, "u1",
 		msg("lake", "user", "我们周末一起去杭州西湖边散步，然后去吃了一家很好吃的杭帮菜馆", 1),
 		msg("walk", "user", "We walked along the lake, then had dinner", 2),
@@ -114,7 +115,7 @@ func TestPhraseMatching(t *testing.T) {
 // times and a long quote of it; the matcher's work grows with the square of
 // the repeats, so the phrase's length is what must stay bounded.
 func TestPhraseRepeatedTerms(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	long := strings.Repeat("哈", storage.MaxContentLen/len("哈"))
 	mustInsert(t, s, "u1", msg("ha", "user", long, 1))
 	mustDrain(t, s)
@@ -135,7 +136,7 @@ func TestPhraseRepeatedTerms(t *testing.T) {
 // characters), every word distinct, in each match mode, against a few
 // thousand messages.
 func TestHugeQueriesBounded(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	r := rand.New(rand.NewPCG(1, 2))
 	cjk := func(n int) string {
 		rs := make([]rune, n)

@@ -23,7 +23,8 @@ import (
 	emb "github.com/recalld/recalld/internal/embed"
 )
 
-// Errors callers branch on.
+// Errors callers branch on. ErrInvalid and ErrConflict (like ErrMemoryLimit)
+// come as an *Error, whose Msg a client may see.
 var (
 	ErrNotFound         = errors.New("storage: not found")
 	ErrConflict         = errors.New("storage: message id exists with different content")
@@ -59,10 +60,6 @@ type Config struct {
 	CoarseThreshold int
 	// NoIndexer leaves the outbox unprocessed until Drain is called; for tests and tools.
 	NoIndexer bool
-	// QueueOnly opens SQLite alone (no Bleve index, no indexer, no embedder
-	// check), so that operator tools can work on the job queue beside a
-	// running server. Only the job and event methods may be used.
-	QueueOnly bool
 	// ProfileRevisionKeep is how many revisions of each profile are kept,
 	// the newest (default 5).
 	ProfileRevisionKeep int
@@ -126,6 +123,8 @@ type Store struct {
 	profiles bleve.Index
 	profMu   sync.Mutex
 
+	// queueOnly: SQLite alone, for a Queue (no indexes, no indexer).
+	queueOnly bool
 	// owner is the identity this store claims jobs under (lease.go).
 	owner *leaseOwner
 	// lexOffsetMax is maxLexicalOffset (tests lower it).
@@ -136,9 +135,12 @@ type Store struct {
 
 // Open opens (creating if needed) the store in cfg.Dir, applies migrations,
 // checks the embedder and starts the indexer.
-func Open(ctx context.Context, cfg Config) (*Store, error) {
+func Open(ctx context.Context, cfg Config) (*Store, error) { return open(ctx, cfg, false) }
+
+// open opens the store; queueOnly opens SQLite alone, for a Queue.
+func open(ctx context.Context, cfg Config, queueOnly bool) (*Store, error) {
 	if cfg.Dir == "" {
-		return nil, fmt.Errorf("%w: empty data dir", ErrInvalid)
+		return nil, errorf(ErrInvalid, "empty data dir")
 	}
 	if cfg.LexicalOnly {
 		cfg.Embedder = nil
@@ -191,6 +193,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 
+		queueOnly:    queueOnly,
 		lexOffsetMax: maxLexicalOffset, phraseBytesMax: maxPhraseBytes,
 	}
 	if s.now == nil {
@@ -221,7 +224,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return nil, err
 	}
-	if cfg.NoIndexer || cfg.QueueOnly {
+	if cfg.NoIndexer || queueOnly {
 		close(s.done)
 	} else {
 		go s.runIndexer()
@@ -241,7 +244,7 @@ func (s *Store) init(ctx context.Context) error {
 	if err := s.migrate(ctx); err != nil {
 		return err
 	}
-	// Every store, QueueOnly too, may claim jobs: it gets its own lease
+	// Every store, a Queue's too, may claim jobs: it gets its own lease
 	// owner, and returns the jobs of owners that died to pending before
 	// anything else runs.
 	owner, err := newLeaseOwner(s.cfg.Dir, s.log)
@@ -255,7 +258,7 @@ func (s *Store) init(ctx context.Context) error {
 	if _, err := sweepLeases(s.cfg.Dir); err != nil {
 		s.log.Warn("lease lock files not swept", "err", err)
 	}
-	if s.cfg.QueueOnly {
+	if s.queueOnly {
 		return nil
 	}
 	if s.cfg.LexicalOnly {
@@ -399,7 +402,7 @@ func (s *Store) resetVectors(ctx context.Context) error {
 }
 
 // RecordedEmbedder returns the embedder the store's vectors were made with
-// ("" and 0 for a store without vectors). It works on a QueueOnly store, so
+// ("" and 0 for a store without vectors). A Queue has it too, so
 // that a command can learn the dimension before it opens the store in full.
 func (s *Store) RecordedEmbedder(ctx context.Context) (name string, dim int, err error) {
 	defer s.fault(&err)

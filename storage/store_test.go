@@ -15,24 +15,8 @@ import (
 
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
-
-func mustOpen(tb testing.TB, dir string) *storage.Store {
-	tb.Helper()
-	if dir == "" {
-		dir = tb.TempDir()
-	}
-	s, err := storage.Open(tb.Context(), storage.Config{Dir: dir})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := s.Close(); err != nil {
-			tb.Error(err)
-		}
-	})
-	return s
-}
 
 var t0 = time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 
@@ -72,7 +56,7 @@ func msgIDs(ms []storage.Message) []string {
 }
 
 func TestInsertIdempotentAndConflict(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	ctx := t.Context()
 	res, err := s.Insert(ctx, "u1", []storage.Message{msg("m1", "user", "hello", 0), msg("m2", "user", "world", 1)})
 	if err != nil {
@@ -109,7 +93,7 @@ func TestInsertIdempotentAndConflict(t *testing.T) {
 }
 
 func TestInsertRejects(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	tests := []struct {
 		name string
 		m    storage.Message
@@ -132,7 +116,7 @@ func TestInsertRejects(t *testing.T) {
 }
 
 func TestListCursorAndFilter(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	var msgs []storage.Message
 	for i := range 25 {
 		role := "user"
@@ -177,7 +161,7 @@ func TestListCursorAndFilter(t *testing.T) {
 }
 
 func TestNeighbors(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	for i := range 10 {
 		mustInsert(t, s, "u1", msg(fmt.Sprintf("m%d", i), "user", "x", i))
 	}
@@ -198,7 +182,7 @@ func TestNeighbors(t *testing.T) {
 }
 
 func TestLexicalSearch(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	mustInsert(t, s, "u1",
 		msg("z1", "user", "我不吃辣，一点都不行", 0),
 		msg("z2", "user", "辣的东西我不吃，但是甜的可以", 1),
@@ -244,7 +228,7 @@ func TestLexicalSearch(t *testing.T) {
 }
 
 func TestLexicalCursor(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	for i := range 23 {
 		mustInsert(t, s, "u1", msg(fmt.Sprintf("m%02d", i), "user", fmt.Sprintf("coffee order number %d %s", i, string(rune('a'+i))), i))
 	}
@@ -275,7 +259,7 @@ func TestLexicalCursor(t *testing.T) {
 }
 
 func TestSemanticSearch(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	mustInsert(t, s, "u1",
 		msg("e1", "user", "I really love spicy noodles", 0),
 		msg("e2", "user", "The quarterly budget review is on Friday", 1),
@@ -317,7 +301,7 @@ func TestSemanticSearch(t *testing.T) {
 }
 
 func TestDeleteAndForgetUser(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	mustInsert(t, s, "u1", msg("m1", "user", "secret plan alpha", 0), msg("m2", "user", "secret plan beta", 1))
 	mustInsert(t, s, "u2", msg("m1", "user", "secret plan gamma", 0))
 	mustDrain(t, s)
@@ -355,15 +339,12 @@ func TestDeleteAndForgetUser(t *testing.T) {
 
 func TestReopenResumesOutbox(t *testing.T) {
 	dir := t.TempDir()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	mustInsert(t, s, "u1", msg("m1", "user", "remember the blue umbrella", 0))
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s = mustOpen(t, dir)
+	s = storagetest.Open(t, storage.Config{Dir: dir})
 	mustDrain(t, s)
 	hits, _, err := s.LexicalSearch(t.Context(), "u1", storage.LexicalQuery{Text: "umbrella", Size: 5})
 	if err != nil || len(hits) != 1 {
@@ -373,10 +354,7 @@ func TestReopenResumesOutbox(t *testing.T) {
 
 func TestEmbedderMismatchAndReindex(t *testing.T) {
 	dir := t.TempDir()
-	s, err := storage.Open(t.Context(), storage.Config{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := storagetest.Open(t, storage.Config{Dir: dir})
 	mustInsert(t, s, "u1", msg("m1", "user", "remember the blue umbrella", 0))
 	mustDrain(t, s)
 	s.Close()
@@ -384,11 +362,7 @@ func TestEmbedderMismatchAndReindex(t *testing.T) {
 	if _, err := storage.Open(t.Context(), storage.Config{Dir: dir, Embedder: other}); !errors.Is(err, storage.ErrEmbedderMismatch) {
 		t.Fatalf("open with another embedder: err = %v", err)
 	}
-	s, err = storage.Open(t.Context(), storage.Config{Dir: dir, Embedder: other, AllowEmbedderChange: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = storagetest.Open(t, storage.Config{Dir: dir, Embedder: other, AllowEmbedderChange: true})
 	if _, err := s.SemanticSearch(t.Context(), "u1", storage.SemanticQuery{Text: "umbrella", TopK: 1}); err == nil {
 		t.Fatal("semantic search before reindex should fail")
 	}
@@ -409,11 +383,7 @@ func TestEmbedderMismatchAndReindex(t *testing.T) {
 // three of those are past the large-chunk tier (300 vectors: moved to
 // vec_messages_big at 256).
 func TestIsolation(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := storagetest.Open(t, storage.Config{CoarseThreshold: 20})
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"spicy", "atlas", "project", "coffee", "辣", "火锅", "会议", "budget", "plan", "secret"}
 	const users = 24
@@ -492,12 +462,8 @@ var _ = context.Background
 // TestCoarseSearchMatchesExact checks the binary-code path with int8
 // rescoring against exact KNN on the same messages.
 func TestCoarseSearchMatchesExact(t *testing.T) {
-	exact := mustOpen(t, "")
-	coarse, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer coarse.Close()
+	exact := storagetest.Open(t, storage.Config{})
+	coarse := storagetest.Open(t, storage.Config{CoarseThreshold: 5})
 	topics := []string{"spicy noodles for dinner", "project Atlas launch review", "周末去爬山", "我对花生过敏", "budget meeting on Friday", "my sister lives in Paris"}
 	var msgs []storage.Message
 	for i := range 60 {
@@ -548,11 +514,7 @@ func TestCoarseSearchMatchesExact(t *testing.T) {
 // TestCoarseRareRole checks that a role rare among the best binary-code
 // matches still fills top_k: the search runs again with the role inside vec0.
 func TestCoarseRareRole(t *testing.T) {
-	s, err := storage.Open(t.Context(), storage.Config{Dir: t.TempDir(), CoarseThreshold: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storagetest.Open(t, storage.Config{CoarseThreshold: 5})
 	var msgs []storage.Message
 	for i := range 80 {
 		role, text := "user", fmt.Sprintf("spicy noodles for dinner again, note %d", i)

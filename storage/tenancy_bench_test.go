@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // dirBytes is the size on disk of everything under dir (the database, its
@@ -78,19 +79,13 @@ func BenchmarkTenancyDisk(b *testing.B) {
 			for b.Loop() {
 				base := b.TempDir()
 				empty := filepath.Join(base, "empty")
-				s, err := storage.Open(b.Context(), storage.Config{Dir: empty, NoIndexer: true})
-				if err != nil {
-					b.Fatal(err)
-				}
+				s := storagetest.Open(b, storage.Config{Dir: empty, NoIndexer: true})
 				if err := s.Close(); err != nil {
 					b.Fatal(err)
 				}
 				emptyBytes, _ := dirBytes(b, empty)
 				dir := filepath.Join(base, "full")
-				s, err = storage.Open(b.Context(), storage.Config{Dir: dir, NoIndexer: true, IndexBatch: 500})
-				if err != nil {
-					b.Fatal(err)
-				}
+				s = storagetest.Open(b, storage.Config{Dir: dir, NoIndexer: true, IndexBatch: 500})
 				took := fillUsers(b, s, tc.users, tc.msgs)
 				if err := s.Close(); err != nil {
 					b.Fatal(err)

@@ -52,7 +52,7 @@ const usersWith = `SELECT user_id FROM user_stats
 func (s *Store) ListUsers(ctx context.Context, l UserList) (_ []UserSummary, more bool, err error) {
 	defer s.fault(&err)
 	if l.Limit <= 0 || l.Limit > MaxUserList {
-		return nil, false, fmt.Errorf("%w: limit must be in 1..%d", ErrInvalid, MaxUserList)
+		return nil, false, errorf(ErrInvalid, "limit must be in 1..%d", MaxUserList)
 	}
 	// A prefix range instead of LIKE: ids may hold % and _, and the range
 	// lets SQLite seek each index.

@@ -7,10 +7,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 func TestListUsers(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	ctx := t.Context()
 	mustInsert(t, s, "qq:1", msg("a", "user", "我喜欢吃辣", 0), msg("b", "assistant", "好的", 1))
 	mustInsert(t, s, "qq:2", msg("a", "user", "hello", 2))
@@ -74,7 +75,7 @@ func TestListUsers(t *testing.T) {
 }
 
 func TestCountAll(t *testing.T) {
-	s := mustOpen(t, "")
+	s := storagetest.Open(t, storage.Config{})
 	ctx := t.Context()
 	mustInsert(t, s, "qq:1", msg("a", "user", "I like tea", 0), msg("b", "user", "我住在杭州", 1))
 	mustInsert(t, s, "tg:1", msg("a", "user", "see you tomorrow", 0))

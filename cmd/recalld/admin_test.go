@@ -11,6 +11,7 @@ import (
 
 	"github.com/recalld/recalld/eval"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 func TestImport(t *testing.T) {
@@ -56,7 +57,7 @@ func TestImport(t *testing.T) {
 		}
 	}
 
-	s := openTestStore(t, dir)
+	s := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	for user, want := range map[string]int{"qq:1": 2, "qq:2": 1, "qq:3": 0} {
 		n, err := s.Count(t.Context(), user, storage.Filter{})
 		if err != nil || n != want {
@@ -94,7 +95,7 @@ func TestReindexAfterEmbedderChange(t *testing.T) {
 			MessageID string `json:"message_id"`
 		}
 	}
-	ts.as("qq:1").do("POST", "/search/semantic", map[string]any{"query_text": "noodles"}, 200, &p)
+	ts.as("qq:1").Do("POST", "/search/semantic", map[string]any{"query_text": "noodles"}, 200, &p)
 	if len(p.Hits) != 1 || p.Hits[0].MessageID != "a1" {
 		t.Fatalf("after reindex: %+v", p)
 	}

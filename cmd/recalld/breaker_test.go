@@ -5,45 +5,15 @@ package main
 import (
 	"database/sql"
 	"net/http"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 
 	"github.com/recalld/recalld/internal/breaker"
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/storage/storagetest"
 )
-
-// diskFull makes the store fail for real the way a full disk does: no file
-// of this process may grow past one byte (RLIMIT_FSIZE; SIGXFSZ ignored, so
-// writes fail with EFBIG), which no file permission can do for root. Reads
-// still work. The returned function lifts the limit; so does the cleanup.
-func diskFull(t *testing.T) (restore func()) {
-	t.Helper()
-	var old syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-		t.Fatal(err)
-	}
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 1, Max: old.Max}); err != nil {
-		t.Skipf("cannot limit the file size: %v", err)
-	}
-	done := false
-	restore = func() {
-		if done {
-			return
-		}
-		done = true
-		if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
-			t.Fatal(err)
-		}
-		signal.Reset(syscall.SIGXFSZ)
-	}
-	t.Cleanup(restore)
-	return restore
-}
 
 // TestStoreCircuitBreaker: writes failing on a full disk open the store's
 // circuit; store routes then answer 503 store_unavailable with Retry-After
@@ -60,7 +30,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	n := 0
 	post := func() (int, []byte) {
 		n++
-		return u.raw("POST", "/messages", map[string]any{"messages": []map[string]any{
+		return u.Raw("POST", "/messages", map[string]any{"messages": []map[string]any{
 			msgJSON("b"+strconv.Itoa(n), "user", "message number "+strconv.Itoa(n), n)}})
 	}
 	if status, body := post(); status != 200 {
@@ -69,14 +39,14 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	ts.waitIndexed()
 	// Client mistakes and misses are no store failures.
 	for range 5 {
-		u.do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, 422, nil)
-		u.do("DELETE", "/messages/absent", nil, 404, nil)
+		u.Do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, 422, nil)
+		u.Do("DELETE", "/messages/absent", nil, 404, nil)
 	}
 	if h := ts.health(); h.Store != breaker.Closed {
 		t.Fatalf("client errors tripped the breaker: %+v", h)
 	}
 
-	restore := diskFull(t)
+	restore := storagetest.DiskFull(t)
 	for i := range 3 {
 		status, body := post()
 		if status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
@@ -86,7 +56,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 	// Open: every store route fails fast, reads too; /readyz and /healthz say so.
 	refused := func(method, path string, body any) {
 		t.Helper()
-		status, b := u.raw(method, path, body)
+		status, b := u.Raw(method, path, body)
 		if status != http.StatusServiceUnavailable || errorCode(t, b) != httpapi.CodeStoreUnavailable {
 			t.Fatalf("%s %s with the circuit open: %d %s", method, path, status, b)
 		}
@@ -106,7 +76,7 @@ func TestStoreCircuitBreaker(t *testing.T) {
 		t.Fatalf("health with the circuit open: %+v", h)
 	}
 	// No key, no store: authentication still comes first.
-	if status, _ := ts.as("").raw("GET", "/messages", nil); status != http.StatusBadRequest {
+	if status, _ := ts.as("").Raw("GET", "/messages", nil); status != http.StatusBadRequest {
 		t.Fatalf("request without a user while open: %d", status)
 	}
 
@@ -125,12 +95,12 @@ func TestStoreCircuitBreaker(t *testing.T) {
 		t.Fatalf("probe with room on the disk: %d %s", status, body)
 	}
 	var ready httpapi.ReadyResponse
-	ts.as("").do("GET", "/readyz", nil, 200, &ready)
+	ts.as("").Do("GET", "/readyz", nil, 200, &ready)
 	if ready.Store != breaker.Closed {
 		t.Fatalf("/readyz after recovery: %+v", ready)
 	}
 	var page queryapi.Page
-	u.do("GET", "/messages", nil, 200, &page)
+	u.Do("GET", "/messages", nil, 200, &page)
 	if got := ids(page); len(got) != 2 || got[0] != "b1" || got[1] != "b"+strconv.Itoa(n) {
 		t.Fatalf("messages after the outage = %v, want b1 and b%d (nothing of the failed writes)", got, n)
 	}
@@ -147,9 +117,9 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 		"RECALLD_JOB_POLL_INTERVAL":    "1h", // the worker stays out of the counts
 	})
 	bad, good := ts.as("qq:bad"), ts.as("qq:good")
-	bad.do("POST", "/memories", map[string]any{"id": "pin", "content": "remember this"}, http.StatusCreated, nil)
-	good.do("POST", "/memories", map[string]any{"id": "pin", "content": "remember that"}, http.StatusCreated, nil)
-	good.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("g1", "user", "hello there", 0)}}, http.StatusOK, nil)
+	bad.Do("POST", "/memories", map[string]any{"id": "pin", "content": "remember this"}, http.StatusCreated, nil)
+	good.Do("POST", "/memories", map[string]any{"id": "pin", "content": "remember that"}, http.StatusCreated, nil)
+	good.Do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("g1", "user", "hello there", 0)}}, http.StatusOK, nil)
 	// Break one row of the bad user behind the server's back: a second
 	// connection through the driver storage registers.
 	db, err := sql.Open("sqlite3", "file:"+filepath.Join(ts.dataDir, "recalld.db")+"?_busy_timeout=10000")
@@ -167,20 +137,20 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	ok := 0
 	for i := range calls {
 		for range 3 {
-			if status, body := bad.raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
+			if status, body := bad.Raw("GET", "/memories", nil); status != http.StatusInternalServerError || errorCode(t, body) != httpapi.CodeInternal {
 				t.Fatalf("bad user's call %d: %d %s", i, status, body)
 			}
-			if status, body := bad.raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status != http.StatusInternalServerError {
+			if status, body := bad.Raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status != http.StatusInternalServerError {
 				t.Fatalf("bad user's context %d: %d %s", i, status, body)
 			}
-			bad.do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, http.StatusUnprocessableEntity, nil)
+			bad.Do("POST", "/messages", map[string]any{"messages": []map[string]any{{"role": "nobody"}}}, http.StatusUnprocessableEntity, nil)
 		}
 		for _, r := range []struct{ method, path string }{{"GET", "/memories"}, {"GET", "/messages"}} {
-			if status, _ := good.raw(r.method, r.path, nil); status == http.StatusOK {
+			if status, _ := good.Raw(r.method, r.path, nil); status == http.StatusOK {
 				ok++
 			}
 		}
-		if status, _ := good.raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status == http.StatusOK {
+		if status, _ := good.Raw("POST", "/context", map[string]any{"message": "what do you remember", "sender_id": "10001", "request_type": "private"}); status == http.StatusOK {
 			ok++
 		}
 	}
@@ -192,9 +162,9 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	}
 
 	// A full disk is a store fault: it opens the circuit for everyone.
-	diskFull(t)
+	storagetest.DiskFull(t)
 	for i := range 3 {
-		status, body := good.raw("POST", "/messages", map[string]any{"messages": []map[string]any{
+		status, body := good.Raw("POST", "/messages", map[string]any{"messages": []map[string]any{
 			msgJSON("w"+strconv.Itoa(i), "user", "message number "+strconv.Itoa(i), i+1)}})
 		if status != http.StatusInternalServerError {
 			t.Fatalf("write %d on a full disk: %d %s", i, status, body)
@@ -203,7 +173,7 @@ func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
 	if h := ts.health(); h.Store != breaker.Open {
 		t.Fatalf("a full disk left the store circuit %s", h.Store)
 	}
-	if status, body := bad.raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeStoreUnavailable {
+	if status, body := bad.Raw("GET", "/messages", nil); status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeStoreUnavailable {
 		t.Fatalf("with the circuit open: %d %s", status, body)
 	}
 }

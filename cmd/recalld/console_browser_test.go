@@ -134,18 +134,18 @@ func seedConsole(t *testing.T, ts *testServer, user string) (failedJob string) {
 		msgJSON("m4", "user", "最近我不喝乌龙茶了，改喝咖啡", 24*60),
 		msgJSON("m5", "user", "I'm allergic to peanuts.", 25*60),
 	}
-	u.do("POST", "/messages", map[string]any{"messages": msgs}, http.StatusOK, nil)
+	u.Do("POST", "/messages", map[string]any{"messages": msgs}, http.StatusOK, nil)
 	for _, id := range []string{"qq:20002", "qq:20003"} {
-		ts.as(id).do("POST", "/messages", map[string]any{"messages": []any{msgJSON("x", "user", "hello from "+id, 0)}}, http.StatusOK, nil)
+		ts.as(id).Do("POST", "/messages", map[string]any{"messages": []any{msgJSON("x", "user", "hello from "+id, 0)}}, http.StatusOK, nil)
 	}
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("t1", "我住在杭州"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("t1", "我住在杭州"), http.StatusAccepted, &r)
 	u.waitJob(r.JobID, "done")
-	u.do("POST", "/turns/end", turn("t2", "我今天开始学吉他了，每周三晚上上课"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("t2", "我今天开始学吉他了，每周三晚上上课"), http.StatusAccepted, &r)
 	u.waitJob(r.JobID, "done")
-	u.do("POST", "/turns/end", turn("t3", "FAIL this turn"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("t3", "FAIL this turn"), http.StatusAccepted, &r)
 	u.waitJob(r.JobID, "failed")
-	u.do("POST", "/memories", map[string]any{"id": "diet", "content": "不吃花生", "tags": []string{"diet"}}, http.StatusCreated, nil)
+	u.Do("POST", "/memories", map[string]any{"id": "diet", "content": "不吃花生", "tags": []string{"diet"}}, http.StatusCreated, nil)
 	return r.JobID
 }
 
@@ -247,14 +247,14 @@ func TestConsoleBrowser(t *testing.T) {
 		chromedp.Text(`.memory[data-id="diet"] .mem-text`, &text, chromedp.ByQuery),
 	)
 	var mem storage.Memory
-	ts.as(user).do("GET", "/memories/diet", nil, http.StatusOK, &mem)
+	ts.as(user).Do("GET", "/memories/diet", nil, http.StatusOK, &mem)
 	if text != "不吃花生，也不吃腰果" || mem.Content != text {
 		t.Errorf("edited memory: page %q, store %q", text, mem.Content)
 	}
 
 	// Profiles: restore the first revision of the profile the turns built.
 	var revs queryapi.RevisionList
-	ts.as(user).do("GET", "/profiles/user/qq:1/revisions", nil, http.StatusOK, &revs)
+	ts.as(user).Do("GET", "/profiles/user/qq:1/revisions", nil, http.StatusOK, &revs)
 	if len(revs.Revisions) < 2 {
 		t.Fatalf("profile revisions %d, want 2 to restore one", len(revs.Revisions))
 	}
@@ -270,7 +270,7 @@ func TestConsoleBrowser(t *testing.T) {
 		chromedp.WaitVisible(`#revisions tr[data-rev="3"]`, chromedp.ByQuery),
 	)
 	var prof storage.Profile
-	ts.as(user).do("GET", "/profiles/user/qq:1", nil, http.StatusOK, &prof)
+	ts.as(user).Do("GET", "/profiles/user/qq:1", nil, http.StatusOK, &prof)
 	if prof.Revision != 3 || len(prof.Traits) != len(revs.Revisions[len(revs.Revisions)-1].Profile.Traits) {
 		t.Errorf("after restoring revision 1: revision %d with %d traits", prof.Revision, len(prof.Traits))
 	}
@@ -319,8 +319,8 @@ func TestConsoleBrowserKey(t *testing.T) {
 	ctx := browser(t, "en-US")
 	const qqKey, allKey = "k-qqqqqqqqqqqqqqqq", "k-aaaaaaaaaaaaaaaa"
 	ts := startServer(t, map[string]string{"RECALLD_API_KEYS": qqKey + "=qq:," + allKey})
-	ts.as("qq:1").withKey(qqKey).do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hi", 0)}}, http.StatusOK, nil)
-	ts.as("tg:1").withKey(allKey).do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hi", 0)}}, http.StatusOK, nil)
+	ts.as("qq:1").withKey(qqKey).Do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hi", 0)}}, http.StatusOK, nil)
+	ts.as("tg:1").withKey(allKey).Do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hi", 0)}}, http.StatusOK, nil)
 	var text string
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

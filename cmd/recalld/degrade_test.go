@@ -38,7 +38,7 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 func (ts *testServer) health() httpapi.HealthResponse {
 	ts.t.Helper()
 	var h httpapi.HealthResponse
-	ts.as("").do("GET", "/healthz", nil, 200, &h)
+	ts.as("").Do("GET", "/healthz", nil, 200, &h)
 	return h
 }
 
@@ -75,13 +75,13 @@ func TestEmbedderDownAtRuntime(t *testing.T) {
 	}
 
 	srv.SetFailing(true)
-	u.do("POST", "/messages", degradeMsgs, 200, nil)
+	u.Do("POST", "/messages", degradeMsgs, 200, nil)
 	waitFor(t, "lexical search finds the messages", func() bool {
 		var p queryapi.Page
-		u.do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "airport garage"}, 200, &p)
+		u.Do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "airport garage"}, 200, &p)
 		return len(p.Hits) == 2
 	})
-	status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "where is my car"})
+	status, body := u.Raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "where is my car"})
 	if status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeSemanticUnavailable {
 		t.Fatalf("semantic search with the embedder down: %d %s", status, body)
 	}
@@ -89,7 +89,7 @@ func TestEmbedderDownAtRuntime(t *testing.T) {
 		t.Fatalf("the error shows the embedder's address: %s", body)
 	}
 	var resp agent.Response
-	u.do("POST", "/recall", map[string]any{"question": "Where did I park the car?"}, 200, &resp)
+	u.Do("POST", "/recall", map[string]any{"question": "Where did I park the car?"}, 200, &resp)
 	if !slices.Contains(resp.Limits.Notes, "semantic search unavailable (the embedder does not answer): searched by words only") {
 		t.Fatalf("recall notes %q do not say semantic search was skipped", resp.Limits.Notes)
 	}
@@ -107,7 +107,7 @@ func TestEmbedderDownAtRuntime(t *testing.T) {
 		return h.Status == "ok" && h.Semantic == "ok" && h.Unvectored == 0 && len(h.Warnings) == 0
 	})
 	var p queryapi.Page
-	u.do("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "sister birthday June", TopK: 1}, 200, &p)
+	u.Do("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "sister birthday June", TopK: 1}, 200, &p)
 	if got := ids(p); len(got) != 1 || got[0] != "g3" {
 		t.Fatalf("semantic search after recovery = %v, want g3", got)
 	}
@@ -127,14 +127,14 @@ func TestEmbedderUnreachableAtStart(t *testing.T) {
 			t.Fatalf("health = %+v", h)
 		}
 		u := ts.as("qq:2")
-		u.do("POST", "/messages", degradeMsgs, 200, nil)
+		u.Do("POST", "/messages", degradeMsgs, 200, nil)
 		ts.waitIndexed()
 		var p queryapi.Page
-		u.do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "birthday"}, 200, &p)
+		u.Do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "birthday"}, 200, &p)
 		if got := ids(p); len(got) != 1 || got[0] != "g3" {
 			t.Fatalf("lexical = %v", got)
 		}
-		status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "birthday"})
+		status, body := u.Raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "birthday"})
 		if status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeSemanticUnavailable {
 			t.Fatalf("semantic search: %d %s", status, body)
 		}
@@ -144,7 +144,7 @@ func TestEmbedderUnreachableAtStart(t *testing.T) {
 		dir := t.TempDir()
 		srv.SetFailing(false)
 		first := startServer(t, remoteEmbedder(srv), "-data", dir)
-		first.as("qq:3").do("POST", "/messages", degradeMsgs, 200, nil)
+		first.as("qq:3").Do("POST", "/messages", degradeMsgs, 200, nil)
 		first.waitIndexed()
 		first.stop()
 
@@ -155,16 +155,16 @@ func TestEmbedderUnreachableAtStart(t *testing.T) {
 			t.Fatalf("health = %+v", h)
 		}
 		u := ts.as("qq:3")
-		u.do("POST", "/messages", map[string]any{"messages": []map[string]any{
+		u.Do("POST", "/messages", map[string]any{"messages": []map[string]any{
 			msgJSON("g4", "user", "The wifi password is on the fridge", 3)}}, 200, nil)
-		status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "wifi password"})
+		status, body := u.Raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "wifi password"})
 		if status != http.StatusServiceUnavailable || errorCode(t, body) != httpapi.CodeSemanticUnavailable {
 			t.Fatalf("semantic search with the embedder down: %d %s", status, body)
 		}
 		srv.SetFailing(false)
 		waitFor(t, "semantic search finds the message stored during the outage", func() bool {
 			var p queryapi.Page
-			status, body := u.raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "wifi password fridge", TopK: 1})
+			status, body := u.Raw("POST", "/search/semantic", queryapi.SemanticParams{QueryText: "wifi password fridge", TopK: 1})
 			return status == 200 && jsonUnmarshal(body, &p) == nil && len(p.Hits) == 1 && p.Hits[0].MessageID == "g4"
 		})
 		if h := ts.health(); h.Semantic != "ok" || h.Unvectored != 0 {

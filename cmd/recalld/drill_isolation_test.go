@@ -112,7 +112,7 @@ func TestDrillIsolation(t *testing.T) {
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
 			var res httpapi.JobsResponse
-			c.do("GET", "/jobs"+q("state", "done"), nil, http.StatusOK, &res)
+			c.Do("GET", "/jobs"+q("state", "done"), nil, http.StatusOK, &res)
 			if len(res.Jobs) == 1 {
 				break
 			}
@@ -131,15 +131,15 @@ func TestDrillIsolation(t *testing.T) {
 		if strings.HasPrefix(u, "qq:") {
 			continue
 		}
-		if st, b := ts.as(u).withKey(drillKeyQQ).raw("GET", "/messages", nil); st != http.StatusForbidden {
+		if st, b := ts.as(u).withKey(drillKeyQQ).Raw("GET", "/messages", nil); st != http.StatusForbidden {
 			t.Errorf("key for qq: acting for %q: %d %s", u, st, b)
 		}
 		refused++
 	}
 	// A header with a trailing space is the same field value on the wire
 	// (HTTP strips surrounding whitespace): it is qq:1, not another user.
-	_, b1 := clients[0].raw("GET", "/messages", nil)
-	_, b2 := ts.as("qq:1 ").withKey(drillKeyQQ).raw("GET", "/messages", nil)
+	_, b1 := clients[0].Raw("GET", "/messages", nil)
+	_, b2 := ts.as("qq:1 ").withKey(drillKeyQQ).Raw("GET", "/messages", nil)
 	if string(b1) != string(b2) {
 		t.Errorf("\"qq:1 \" does not read as qq:1:\n%s\n%s", b1, b2)
 	}

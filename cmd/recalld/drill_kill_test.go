@@ -109,7 +109,7 @@ func TestDrillKill9(t *testing.T) {
 	}
 	recovered := time.Since(recoverStart)
 	var h httpapi.HealthResponse
-	ts.as("").do("GET", "/healthz", nil, http.StatusOK, &h)
+	ts.as("").Do("GET", "/healthz", nil, http.StatusOK, &h)
 	if h.Pending != 0 || h.Unvectored != 0 {
 		t.Errorf("after recovery: %d index entries pending, %d messages without vectors", h.Pending, h.Unvectored)
 	}
@@ -246,14 +246,14 @@ func waitJobsSettled(t *testing.T, c *client) {
 		busy := 0
 		for _, state := range []string{"pending", "processing"} {
 			var res httpapi.JobsResponse
-			c.do("GET", "/jobs"+q("state", state, "limit", "500"), nil, http.StatusOK, &res)
+			c.Do("GET", "/jobs"+q("state", state, "limit", "500"), nil, http.StatusOK, &res)
 			busy += len(res.Jobs)
 		}
 		if busy == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: %d jobs still pending or processing after 3 minutes", c.user, busy)
+			t.Fatalf("%s: %d jobs still pending or processing after 3 minutes", c.User, busy)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -271,7 +271,7 @@ func checkKillMessages(t *testing.T, c *client, acked map[string]string, sent ma
 	cursor := ""
 	for {
 		var p queryapi.Page
-		c.do("GET", "/messages"+q("page_size", "200", "cursor", cursor), nil, http.StatusOK, &p)
+		c.Do("GET", "/messages"+q("page_size", "200", "cursor", cursor), nil, http.StatusOK, &p)
 		for _, h := range p.Hits {
 			stored[h.MessageID]++
 			content[h.MessageID] = h.Content
@@ -282,12 +282,12 @@ func checkKillMessages(t *testing.T, c *client, acked map[string]string, sent ma
 	}
 	for id, want := range acked {
 		if stored[id] != 1 || content[id] != want {
-			t.Errorf("%s: acknowledged message %s stored %d times (content %q)", c.user, id, stored[id], content[id])
+			t.Errorf("%s: acknowledged message %s stored %d times (content %q)", c.User, id, stored[id], content[id])
 		}
 	}
 	for id, n := range stored {
 		if !sent[id] || n != 1 {
-			t.Errorf("%s: stored message %s (×%d) was never sent", c.user, id, n)
+			t.Errorf("%s: stored message %s (×%d) was never sent", c.User, id, n)
 		}
 	}
 	// Lexical: forty markers a query; each must be found once, in its message.
@@ -306,18 +306,18 @@ func checkKillMessages(t *testing.T, c *client, acked map[string]string, sent ma
 			want[mk] = id
 		}
 		var p queryapi.Page
-		c.do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: strings.Join(words, " "), Match: "any", PageSize: 200}, http.StatusOK, &p)
+		c.Do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: strings.Join(words, " "), Match: "any", PageSize: 200}, http.StatusOK, &p)
 		found := map[string]int{}
 		for _, h := range p.Hits {
 			mk, _, _ := strings.Cut(h.Content, " ")
 			if want[mk] != h.MessageID {
-				t.Errorf("%s: lexical hit %s (%q) for markers %v", c.user, h.MessageID, h.Content, words)
+				t.Errorf("%s: lexical hit %s (%q) for markers %v", c.User, h.MessageID, h.Content, words)
 			}
 			found[mk]++
 		}
 		for mk, id := range want {
 			if found[mk] != 1 {
-				t.Errorf("%s: marker of %s found %d times by the lexical index", c.user, id, found[mk])
+				t.Errorf("%s: marker of %s found %d times by the lexical index", c.User, id, found[mk])
 			}
 		}
 	}
@@ -327,7 +327,7 @@ func checkKillMessages(t *testing.T, c *client, acked map[string]string, sent ma
 	cursor = ""
 	for {
 		var p queryapi.Page
-		c.do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "drillword", PageSize: 200, Cursor: cursor}, http.StatusOK, &p)
+		c.Do("POST", "/search/lexical", queryapi.LexicalParams{QueryText: "drillword", PageSize: 200, Cursor: cursor}, http.StatusOK, &p)
 		for _, h := range p.Hits {
 			indexed[h.MessageID]++
 		}
@@ -337,11 +337,11 @@ func checkKillMessages(t *testing.T, c *client, acked map[string]string, sent ma
 		}
 	}
 	if len(indexed) != len(stored) || considered != len(stored) {
-		t.Errorf("%s: %d messages in SQLite (considered %d), %d documents in the lexical index", c.user, len(stored), considered, len(indexed))
+		t.Errorf("%s: %d messages in SQLite (considered %d), %d documents in the lexical index", c.User, len(stored), considered, len(indexed))
 	}
 	for id, n := range indexed {
 		if n != 1 {
-			t.Errorf("%s: lexical index holds %s %d times", c.user, id, n)
+			t.Errorf("%s: lexical index holds %s %d times", c.User, id, n)
 		}
 	}
 	// Vectors: a message's own text finds it first.
@@ -351,9 +351,9 @@ func checkKillMessages(t *testing.T, c *client, acked map[string]string, sent ma
 			break
 		}
 		var p queryapi.Page
-		c.do("POST", "/search/semantic", queryapi.SemanticParams{QueryText: text, TopK: 1}, http.StatusOK, &p)
+		c.Do("POST", "/search/semantic", queryapi.SemanticParams{QueryText: text, TopK: 1}, http.StatusOK, &p)
 		if len(p.Hits) != 1 || p.Hits[0].MessageID != id {
-			t.Errorf("%s: semantic search for the text of %s: %v", c.user, id, ids(p))
+			t.Errorf("%s: semantic search for the text of %s: %v", c.User, id, ids(p))
 		}
 	}
 }
@@ -368,7 +368,7 @@ func checkKillTurns(t *testing.T, ts *testServer, led *killLedger) (turns, event
 			continue
 		}
 		var res httpapi.JobsResponse
-		ts.as(user).do("GET", "/jobs"+q("limit", "500"), nil, http.StatusOK, &res)
+		ts.as(user).Do("GET", "/jobs"+q("limit", "500"), nil, http.StatusOK, &res)
 		jobsOf[user] = map[string][]storage.Job{}
 		for _, j := range res.Jobs {
 			var p ingest.TurnEnd
@@ -388,7 +388,7 @@ func checkKillTurns(t *testing.T, ts *testServer, led *killLedger) (turns, event
 			continue
 		}
 		var memos queryapi.MemoList
-		c.do("GET", "/memos"+q("sender_id", "s"+strings.TrimPrefix(id, "turn-")), nil, http.StatusOK, &memos)
+		c.Do("GET", "/memos"+q("sender_id", "s"+strings.TrimPrefix(id, "turn-")), nil, http.StatusOK, &memos)
 		if len(memos.Memos) != 1 || memos.Memos[0].Content != "memo "+led.turnMarker[id] {
 			t.Errorf("turn %s: memos %+v, want one", id, memos.Memos)
 		}
@@ -398,7 +398,7 @@ func checkKillTurns(t *testing.T, ts *testServer, led *killLedger) (turns, event
 		events++
 		var r httpapi.SearchEventsResponse
 		mk := led.turnMarker[id]
-		c.do("POST", "/events/search", map[string]any{"query": mk, "top_k": 5}, http.StatusOK, &r)
+		c.Do("POST", "/events/search", map[string]any{"query": mk, "top_k": 5}, http.StatusOK, &r)
 		holding := 0
 		for _, e := range r.Events {
 			if containsToken(e.Content, mk) {

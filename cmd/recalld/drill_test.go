@@ -26,6 +26,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/recalld/recalld/internal/httpapi/httpapitest"
 )
 
 // drillLong reports whether the drills run at full length (RECALLD_DRILL=long).
@@ -85,7 +87,7 @@ func (c drillClient) send(ctx context.Context, method, path string, body any, hd
 	if path == "/mcp" {
 		hdr = append([]string{"Accept", "application/json, text/event-stream"}, hdr...)
 	}
-	req, err := newRequest(ctx, method, c.base+path, c.user, c.key, body, hdr...)
+	req, err := httpapitest.NewRequest(ctx, method, c.base+path, c.user, c.key, body, hdr...)
 	if err != nil {
 		return drillResp{err: err}
 	}

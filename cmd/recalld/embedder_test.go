@@ -50,7 +50,7 @@ func TestEmbedderFallback(t *testing.T) {
 			logs := &syncBuffer{}
 			ts := startServerWith(t, func(a *app) { a.stderr = logs }, nil, "-embedder", "use", "-embedder-model-dir", dir)
 			var h httpapi.HealthResponse
-			ts.as("").do("GET", "/healthz", nil, 200, &h)
+			ts.as("").Do("GET", "/healthz", nil, 200, &h)
 			if h.Embedder != "hash-ngram-v1-1024" || !strings.Contains(h.EmbedderFallback, "USE-Lite not loaded") {
 				t.Fatalf("healthz = %+v, want the hashing embedder and a fallback note", h)
 			}
@@ -58,14 +58,14 @@ func TestEmbedderFallback(t *testing.T) {
 				t.Errorf("log does not mention the fallback:\n%s", logs.String())
 			}
 			u := ts.as("qq:1")
-			u.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("m1", "user", "I love spicy noodles", 0)}}, 200, nil)
+			u.Do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("m1", "user", "I love spicy noodles", 0)}}, 200, nil)
 			ts.waitIndexed()
 			var p struct {
 				Hits []struct {
 					MessageID string `json:"message_id"`
 				}
 			}
-			u.do("POST", "/search/semantic", map[string]any{"query_text": "spicy noodles"}, 200, &p)
+			u.Do("POST", "/search/semantic", map[string]any{"query_text": "spicy noodles"}, 200, &p)
 			if len(p.Hits) != 1 || p.Hits[0].MessageID != "m1" {
 				t.Fatalf("semantic search on the fallback: %+v", p)
 			}
@@ -110,7 +110,7 @@ func TestServeWithUSELite(t *testing.T) {
 	}
 	ts := startServer(t, nil, append([]string{"-data", data, "-embedder", "use"}, models...)...)
 	var h httpapi.HealthResponse
-	ts.as("").do("GET", "/healthz", nil, 200, &h)
+	ts.as("").Do("GET", "/healthz", nil, 200, &h)
 	if h.Embedder != name || h.Dim != 2048 || h.EmbedderFallback != "" {
 		t.Fatalf("healthz = %+v", h)
 	}
@@ -125,7 +125,7 @@ func TestServeWithUSELite(t *testing.T) {
 				MessageID string `json:"message_id"`
 			}
 		}
-		ts.as("qq:1").do("POST", "/search/semantic", map[string]any{"query_text": tt.query, "top_k": 1}, 200, &p)
+		ts.as("qq:1").Do("POST", "/search/semantic", map[string]any{"query_text": tt.query, "top_k": 1}, 200, &p)
 		if len(p.Hits) != 1 || p.Hits[0].MessageID != tt.want {
 			t.Errorf("paraphrase search %q: %+v, want %s", tt.query, p, tt.want)
 		}
@@ -141,7 +141,7 @@ func TestServeWithoutBGE(t *testing.T) {
 	}
 	ts := startServer(t, nil, "-embedder", "use", "-embedder-model-dir", useModelDir, "-embedder-zh-model-dir", filepath.Join(t.TempDir(), "none"))
 	var h httpapi.HealthResponse
-	ts.as("").do("GET", "/healthz", nil, 200, &h)
+	ts.as("").Do("GET", "/healthz", nil, 200, &h)
 	if h.Embedder != "use-lite-v1-512+hash-ngram-v1-1024-w50" || h.Dim != 1536 || !strings.Contains(h.EmbedderFallback, "bge-small-zh not loaded") {
 		t.Fatalf("healthz = %+v, want the USE-Lite composite and a note on bge", h)
 	}

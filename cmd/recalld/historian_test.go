@@ -12,6 +12,7 @@ import (
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/llmtest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // TestServeLLMHistorian runs serve with the LLM historian against a local
@@ -26,7 +27,7 @@ func TestServeLLMHistorian(t *testing.T) {
 		"RECALLD_HISTORIAN_LLM_MODEL", "fake-historian", "RECALLD_HISTORIAN_LLM_API_KEY", "sk-historian"))
 	u := ts.as("qq:1")
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("req-llm", "我昨天去了北京", "I like oolong tea"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("req-llm", "我昨天去了北京", "I like oolong tea"), http.StatusAccepted, &r)
 	u.waitJob(r.JobID, "done")
 	ts.stop()
 
@@ -37,7 +38,7 @@ func TestServeLLMHistorian(t *testing.T) {
 	if sys := llmtest.Text(reqs[0].Messages[0].Content); !strings.Contains(sys, "[14:29] 张三 (id qq:1): 我昨天去了北京") {
 		t.Errorf("system prompt lacks the recent message:\n%s", sys)
 	}
-	st := openTestStore(t, ts.dataDir)
+	st := storagetest.Open(t, storage.Config{Dir: ts.dataDir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:1", storage.EventFilter{JobID: r.JobID, Limit: 10})
 	if err != nil {
 		t.Fatal(err)

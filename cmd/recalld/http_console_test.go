@@ -26,12 +26,12 @@ func TestConsoleRoutes(t *testing.T) {
 		for i := range c.n {
 			msgs = append(msgs, msgJSON(string(rune('a'+i)), "user", "我喜欢喝乌龙茶 "+c.user, i))
 		}
-		ts.as(c.user).do("POST", "/messages", map[string]any{"messages": msgs}, http.StatusOK, nil)
+		ts.as(c.user).Do("POST", "/messages", map[string]any{"messages": msgs}, http.StatusOK, nil)
 	}
-	ts.as("qq:3").do("POST", "/memories", map[string]any{"content": "vegetarian"}, http.StatusCreated, nil)
+	ts.as("qq:3").Do("POST", "/memories", map[string]any{"content": "vegetarian"}, http.StatusCreated, nil)
 
 	var all httpapi.UsersResponse
-	ts.as("").do("GET", "/users", nil, http.StatusOK, &all)
+	ts.as("").Do("GET", "/users", nil, http.StatusOK, &all)
 	if ids := userIDs(all.Users); strings.Join(ids, ",") != "qq:1,qq:2,qq:3,tg:1" {
 		t.Fatalf("users %v", ids)
 	}
@@ -39,38 +39,38 @@ func TestConsoleRoutes(t *testing.T) {
 		t.Errorf("totals %+v", all.Totals)
 	}
 	var page httpapi.UsersResponse
-	ts.as("").do("GET", "/users?prefix=qq:&limit=2", nil, http.StatusOK, &page)
+	ts.as("").Do("GET", "/users?prefix=qq:&limit=2", nil, http.StatusOK, &page)
 	if ids := userIDs(page.Users); strings.Join(ids, ",") != "qq:1,qq:2" || page.NextAfter != "qq:2" || page.Totals.Users != 3 {
 		t.Fatalf("first page %v next %q totals %+v", ids, page.NextAfter, page.Totals)
 	}
 	page = httpapi.UsersResponse{}
-	ts.as("").do("GET", "/users?prefix=qq:&limit=2&after=qq:2", nil, http.StatusOK, &page)
+	ts.as("").Do("GET", "/users?prefix=qq:&limit=2&after=qq:2", nil, http.StatusOK, &page)
 	if ids := userIDs(page.Users); strings.Join(ids, ",") != "qq:3" || page.NextAfter != "" {
 		t.Fatalf("second page %v next %q", ids, page.NextAfter)
 	}
-	if status, _ := ts.as("").raw("GET", "/users?limit=0", nil); status != http.StatusUnprocessableEntity {
+	if status, _ := ts.as("").Raw("GET", "/users?limit=0", nil); status != http.StatusUnprocessableEntity {
 		t.Errorf("limit=0: %d", status)
 	}
 
 	var me storage.UserSummary
-	ts.as("qq:1").do("GET", "/users/me", nil, http.StatusOK, &me)
+	ts.as("qq:1").Do("GET", "/users/me", nil, http.StatusOK, &me)
 	if me.UserID != "qq:1" || me.Messages != 3 || me.TextBytes == 0 || me.LastActive.IsZero() {
 		t.Errorf("summary %+v", me)
 	}
 	var evs struct {
 		Events []storage.Event `json:"events"`
 	}
-	ts.as("qq:1").do("GET", "/events?limit=10", nil, http.StatusOK, &evs)
+	ts.as("qq:1").Do("GET", "/events?limit=10", nil, http.StatusOK, &evs)
 	if len(evs.Events) != 0 {
 		t.Errorf("events %v", evs.Events)
 	}
-	if status, _ := ts.as("qq:1").raw("GET", "/events?before=yesterday", nil); status != http.StatusUnprocessableEntity {
+	if status, _ := ts.as("qq:1").Raw("GET", "/events?before=yesterday", nil); status != http.StatusUnprocessableEntity {
 		t.Errorf("before=yesterday: %d", status)
 	}
 	var prs struct {
 		Profiles []storage.Profile `json:"profiles"`
 	}
-	ts.as("qq:1").do("GET", "/profiles?entity_type=user", nil, http.StatusOK, &prs)
+	ts.as("qq:1").Do("GET", "/profiles?entity_type=user", nil, http.StatusOK, &prs)
 
 	for _, c := range []struct {
 		path, ctype string
@@ -82,13 +82,13 @@ func TestConsoleRoutes(t *testing.T) {
 		{"/console/assets/app.css", "text/css", 200, "--accent"},
 		{"/console/assets/missing.js", "text/plain", 404, ""},
 	} {
-		status, body := ts.as("").raw("GET", c.path, nil)
+		status, body := ts.as("").Raw("GET", c.path, nil)
 		if status != c.status || !strings.Contains(string(body), c.contains) {
 			t.Errorf("GET %s: %d, want %d with %q", c.path, status, c.status, c.contains)
 		}
 	}
 
-	status, body := ts.as("").raw("GET", "/metrics", nil)
+	status, body := ts.as("").Raw("GET", "/metrics", nil)
 	if status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d", status)
 	}
@@ -131,8 +131,8 @@ func userIDs(us []storage.UserSummary) []string {
 func TestConsoleScope(t *testing.T) {
 	const qqKey, allKey, metricsKey = "k-qqqqqqqqqqqqqqqq", "k-aaaaaaaaaaaaaaaa", "m-mmmmmmmmmmmmmmmm"
 	ts := startServer(t, map[string]string{"RECALLD_API_KEYS": qqKey + "=qq:," + allKey, "RECALLD_METRICS_KEY": metricsKey})
-	ts.as("qq:1").withKey(qqKey).do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hi there", 0)}}, http.StatusOK, nil)
-	ts.as("tg:1").withKey(allKey).do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hello", 0)}}, http.StatusOK, nil)
+	ts.as("qq:1").withKey(qqKey).Do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hi there", 0)}}, http.StatusOK, nil)
+	ts.as("tg:1").withKey(allKey).Do("POST", "/messages", map[string]any{"messages": []any{msgJSON("a", "user", "hello", 0)}}, http.StatusOK, nil)
 
 	for _, c := range []struct {
 		name, key, query string
@@ -144,27 +144,27 @@ func TestConsoleScope(t *testing.T) {
 		{"all key", allKey, "", "qq:1,tg:1"},
 	} {
 		var r httpapi.UsersResponse
-		ts.as("").withKey(c.key).do("GET", "/users"+c.query, nil, http.StatusOK, &r)
+		ts.as("").withKey(c.key).Do("GET", "/users"+c.query, nil, http.StatusOK, &r)
 		if got := strings.Join(userIDs(r.Users), ","); got != c.want {
 			t.Errorf("%s: users %q, want %q", c.name, got, c.want)
 		}
 	}
-	if status, _ := ts.as("").raw("GET", "/users", nil); status != http.StatusUnauthorized {
+	if status, _ := ts.as("").Raw("GET", "/users", nil); status != http.StatusUnauthorized {
 		t.Errorf("/users without a key: %d", status)
 	}
-	if status, _ := ts.as("").withKey("k-nonononononononono").raw("GET", "/conflicts", nil); status != http.StatusUnauthorized {
+	if status, _ := ts.as("").withKey("k-nonononononononono").Raw("GET", "/conflicts", nil); status != http.StatusUnauthorized {
 		t.Errorf("/conflicts with an unknown key: %d", status)
 	}
-	if status, _ := ts.as("tg:1").withKey(qqKey).raw("GET", "/users/me", nil); status != http.StatusForbidden {
+	if status, _ := ts.as("tg:1").withKey(qqKey).Raw("GET", "/users/me", nil); status != http.StatusForbidden {
 		t.Errorf("/users/me of another scope: %d", status)
 	}
-	if status, _ := ts.as("").raw("GET", "/metrics", nil); status != http.StatusUnauthorized {
+	if status, _ := ts.as("").Raw("GET", "/metrics", nil); status != http.StatusUnauthorized {
 		t.Errorf("/metrics without metrics_key: %d", status)
 	}
-	if status, _ := ts.as("").withKey(allKey).raw("GET", "/metrics", nil); status != http.StatusUnauthorized {
+	if status, _ := ts.as("").withKey(allKey).Raw("GET", "/metrics", nil); status != http.StatusUnauthorized {
 		t.Errorf("/metrics with an API key: %d", status)
 	}
-	if status, _ := ts.as("").withKey(metricsKey).raw("GET", "/metrics", nil); status != http.StatusOK {
+	if status, _ := ts.as("").withKey(metricsKey).Raw("GET", "/metrics", nil); status != http.StatusOK {
 		t.Errorf("/metrics with metrics_key: %d", status)
 	}
 }
@@ -177,29 +177,29 @@ func TestRetryAndPurgeJobs(t *testing.T) {
 	ts := startServerWith(t, func(a *app) { a.processor = proc }, withEnv(fastQueue, "RECALLD_JOB_MAX_RETRIES", "0"))
 	u := ts.as("qq:7")
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("r1", "我明天去上海"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("r1", "我明天去上海"), http.StatusAccepted, &r)
 	u.waitJob(r.JobID, "failed")
 
-	if status, _ := ts.as("qq:8").raw("POST", "/jobs/"+r.JobID+"/retry", nil); status != http.StatusNotFound {
+	if status, _ := ts.as("qq:8").Raw("POST", "/jobs/"+r.JobID+"/retry", nil); status != http.StatusNotFound {
 		t.Errorf("another user's retry: %d, want 404", status)
 	}
 	var j storage.Job
-	u.do("POST", "/jobs/"+r.JobID+"/retry", nil, http.StatusOK, &j)
+	u.Do("POST", "/jobs/"+r.JobID+"/retry", nil, http.StatusOK, &j)
 	if j.State != storage.JobPending || j.Attempts != 0 {
 		t.Errorf("retried job %+v", j)
 	}
 	u.waitJob(r.JobID, "failed") // the historian fails once more
 	var del httpapi.DeleteResponse
-	ts.as("qq:8").do("DELETE", "/jobs?state=failed", nil, http.StatusOK, &del)
+	ts.as("qq:8").Do("DELETE", "/jobs?state=failed", nil, http.StatusOK, &del)
 	if del.Deleted != 0 {
 		t.Errorf("qq:8 purged %d of qq:7's jobs", del.Deleted)
 	}
-	u.do("DELETE", "/jobs?state=failed", nil, http.StatusOK, &del)
+	u.Do("DELETE", "/jobs?state=failed", nil, http.StatusOK, &del)
 	if del.Deleted != 1 {
 		t.Errorf("purged %d, want 1", del.Deleted)
 	}
-	if status, _ := u.raw("DELETE", "/jobs?state=pending", nil); status != http.StatusUnprocessableEntity {
+	if status, _ := u.Raw("DELETE", "/jobs?state=pending", nil); status != http.StatusUnprocessableEntity {
 		t.Errorf("purging pending jobs: %d, want 422", status)
 	}
-	u.do("POST", "/jobs/"+r.JobID+"/retry", nil, http.StatusNotFound, nil)
+	u.Do("POST", "/jobs/"+r.JobID+"/retry", nil, http.StatusNotFound, nil)
 }

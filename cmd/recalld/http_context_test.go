@@ -23,7 +23,7 @@ func (c *client) endTurnMemo(requestID, group, sender, senderName, memo string, 
 		body["request_type"], body["group_id"], body["group_name"] = "group", group, "茶友会 "+group
 	}
 	var r ingest.Receipt
-	c.do("POST", "/turns/end", body, http.StatusAccepted, &r)
+	c.Do("POST", "/turns/end", body, http.StatusAccepted, &r)
 	c.waitJob(r.JobID, "done")
 }
 
@@ -49,13 +49,13 @@ func TestContext(t *testing.T) {
 	other := ts.as("qq:2")
 	other.endTurnMemo("x1", "g1", "20001", "Bob", "Bob's memo", now.Add(-1*day), "Bob eats spicy food every day")
 	ts.waitIndexed()
-	u.do("POST", "/memories", map[string]any{"id": "lang", "content": "回复用中文"}, http.StatusCreated, nil)
-	u.do("POST", "/memories", map[string]any{"id": "g1-style", "content": "In g1 keep answers short", "group_id": "g1"}, http.StatusCreated, nil)
+	u.Do("POST", "/memories", map[string]any{"id": "lang", "content": "回复用中文"}, http.StatusCreated, nil)
+	u.Do("POST", "/memories", map[string]any{"id": "g1-style", "content": "In g1 keep answers short", "group_id": "g1"}, http.StatusCreated, nil)
 
 	ask := func(c *client, body map[string]any) queryapi.ContextResult {
 		t.Helper()
 		var r queryapi.ContextResult
-		c.do("POST", "/context", body, http.StatusOK, &r)
+		c.Do("POST", "/context", body, http.StatusOK, &r)
 		return r
 	}
 	memos := func(r queryapi.ContextResult) []string {
@@ -158,6 +158,6 @@ func TestContext(t *testing.T) {
 		{map[string]any{"message": "hi", "sender_id": "1", "request_type": "channel"}, http.StatusUnprocessableEntity},
 		{map[string]any{"message": "hi", "sender_id": "1", "user_id": "qq:2"}, http.StatusBadRequest},
 	} {
-		u.do("POST", "/context", tc.body, tc.want, nil)
+		u.Do("POST", "/context", tc.body, tc.want, nil)
 	}
 }

@@ -22,7 +22,7 @@ func (c *client) endTurnAt(requestID, group, sender, senderName string, t time.T
 		body["request_type"], body["group_id"] = "group", group
 	}
 	var r ingest.Receipt
-	c.do("POST", "/turns/end", body, http.StatusAccepted, &r)
+	c.Do("POST", "/turns/end", body, http.StatusAccepted, &r)
 	c.waitJob(r.JobID, "done")
 }
 
@@ -53,7 +53,7 @@ func TestEventsSearch(t *testing.T) {
 	search := func(c *client, body map[string]any, want int) httpapi.SearchEventsResponse {
 		t.Helper()
 		var r httpapi.SearchEventsResponse
-		c.do("POST", "/events/search", body, want, &r)
+		c.Do("POST", "/events/search", body, want, &r)
 		return r
 	}
 	all := "Paris 杭州出差 乌龙茶 火锅 design review"
@@ -117,7 +117,7 @@ func TestEventsSearch(t *testing.T) {
 	} {
 		search(u, bad.body, bad.want)
 	}
-	ts.as("").do("POST", "/events/search", map[string]any{"query": all}, http.StatusBadRequest, nil)
+	ts.as("").Do("POST", "/events/search", map[string]any{"query": all}, http.StatusBadRequest, nil)
 }
 
 // TestEventsSearchDeep checks that deep runs the recall agent over the
@@ -131,14 +131,14 @@ func TestEventsSearchDeep(t *testing.T) {
 		return map[string]any{"id": id, "role": "user", "conversation_id": "c-" + group, "group_id": group, "sender_name": "小王",
 			"content": content, "created_at": now.Add(time.Duration(minute-120) * time.Minute).Format(time.RFC3339)}
 	}
-	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{
+	u.Do("POST", "/messages", map[string]any{"messages": []map[string]any{
 		msg("a1", "g1", "我最喜欢喝乌龙茶", 0),
 		msg("a2", "g1", "乌龙茶要热的", 1),
 		msg("b1", "g2", "我最喜欢喝乌龙茶，冰的", 0),
 	}}, 200, nil)
 	ts.waitIndexed()
 	var r httpapi.SearchEventsResponse
-	u.do("POST", "/events/search", map[string]any{"query": "小王喜欢喝什么茶", "group_id": "g1", "deep": true}, 200, &r)
+	u.Do("POST", "/events/search", map[string]any{"query": "小王喜欢喝什么茶", "group_id": "g1", "deep": true}, 200, &r)
 	if len(r.Events) != 1 || r.Deep == nil {
 		t.Fatalf("events %q deep %+v", eventContents(r), r.Deep)
 	}
@@ -155,7 +155,7 @@ func TestEventsSearchDeep(t *testing.T) {
 	}
 	// Without deep there is no agent answer.
 	var plain map[string]any
-	u.do("POST", "/events/search", map[string]any{"query": "乌龙茶"}, 200, &plain)
+	u.Do("POST", "/events/search", map[string]any{"query": "乌龙茶"}, 200, &plain)
 	if _, ok := plain["deep"]; ok {
 		t.Fatalf("deep answer without deep: %v", plain)
 	}

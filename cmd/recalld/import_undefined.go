@@ -3,9 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/recalld/recalld/ingest"
@@ -85,7 +85,7 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	}
 	turns, merged := ingest.MergeUndefined(turns)
 
-	store, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: config.NewLogger(cfg, a.stderr)})
+	store, err := storage.OpenQueue(ctx, storage.QueueConfig{Dir: cfg.DataDir, Logger: config.NewLogger(cfg, a.stderr)})
 	if err != nil {
 		return err
 	}
@@ -131,11 +131,13 @@ func (a *app) importUndefined(ctx context.Context, args []string) error {
 	return nil
 }
 
-// importErrorText is err without the package prefixes of sentinels.
+// importErrorText is what was wrong with a record: an invalid turn's or
+// argument's message, else err's text.
 func importErrorText(err error) string {
-	msg := err.Error()
-	for _, p := range []string{ingest.ErrInvalidTurn.Error() + ": ", storage.ErrInvalid.Error() + ": "} {
-		msg = strings.ReplaceAll(msg, p, "")
+	if turnErr := new(ingest.InvalidTurnError); errors.As(err, &turnErr) {
+		return turnErr.Msg
+	} else if storeErr := new(storage.Error); errors.As(err, &storeErr) && errors.Is(storeErr, storage.ErrInvalid) {
+		return storeErr.Msg
 	}
-	return msg
+	return err.Error()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/recalld/recalld/internal/httpapi"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 const undefinedFixture = "testdata/undefined/data"
@@ -56,7 +57,7 @@ func TestImportUndefined(t *testing.T) {
 	ts := startServer(t, fastQueue, "-data", dir)
 	u := ts.as("qq:bot")
 	var jobs httpapi.JobsResponse
-	u.do("GET", "/jobs", nil, 200, &jobs)
+	u.Do("GET", "/jobs", nil, 200, &jobs)
 	if len(jobs.Jobs) != 2 {
 		t.Fatalf("jobs %+v", jobs)
 	}
@@ -67,7 +68,7 @@ func TestImportUndefined(t *testing.T) {
 		u.waitJob(j.ID, "done")
 	}
 	var l queryapi.MemoList
-	u.do("GET", "/memos", nil, 200, &l)
+	u.Do("GET", "/memos", nil, 200, &l)
 	var got []string
 	for _, m := range l.Memos {
 		got = append(got, m.Timestamp.Format(time.RFC3339)+" "+m.RequestType+" "+m.GroupName+m.SenderName+": "+m.Content)
@@ -82,17 +83,17 @@ func TestImportUndefined(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("memos (-want +got):\n%s", diff)
 	}
-	u.do("GET", "/memos"+q("group_id", "123456"), nil, 200, &l)
+	u.Do("GET", "/memos"+q("group_id", "123456"), nil, 200, &l)
 	if len(l.Memos) != 1 || l.Memos[0].JobID == "" || l.Memos[0].SenderID != "10001" {
 		t.Fatalf("group memos %+v", l)
 	}
-	ts.as("qq:other").do("GET", "/memos", nil, 200, &l)
+	ts.as("qq:other").Do("GET", "/memos", nil, 200, &l)
 	if len(l.Memos) != 0 {
 		t.Fatalf("another user sees %+v", l)
 	}
 	ts.stop()
 
-	st := openTestStore(t, dir)
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:bot", storage.EventFilter{Limit: 50})
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestImportUndefinedUsage(t *testing.T) {
 	if _, _, err := runCLIOut(t, "import-undefined", "-data", dir, "-user", "qq:1", fixture, writeFile(t, "bad.json", `{`)); err == nil {
 		t.Fatal("a malformed file was accepted")
 	}
-	st := openTestStore(t, dir)
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	if ms, err := st.ListMemos(t.Context(), "qq:1", storage.MemoFilter{Limit: 10}); err != nil || len(ms) != 0 {
 		t.Fatalf("memos after a refused import: %+v %v", ms, err)
 	}

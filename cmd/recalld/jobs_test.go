@@ -15,7 +15,9 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/httpapi/httpapitest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // fastQueue makes the worker poll and retry quickly.
@@ -32,16 +34,10 @@ func withEnv(base map[string]string, kv ...string) map[string]string {
 	return out
 }
 
-// turnAt is Wednesday 2026-03-04 14:30 in Shanghai.
-const turnAt = "2026-03-04T06:30:00Z"
+// turnAt is when turn's turn happened (httpapitest.TurnAt).
+const turnAt = httpapitest.TurnAt
 
-func turn(requestID string, obs ...string) map[string]any {
-	return map[string]any{
-		"request_id": requestID, "memo": "memo of " + requestID, "observations": obs,
-		"sender_id": "qq:1", "sender_name": "张三", "request_type": "private", "timestamp": turnAt,
-		"source_message": "我昨天去了北京", "recent_messages": []map[string]any{{"time": "14:29", "sender_name": "张三", "sender_id": "qq:1", "text": "我昨天去了北京"}},
-	}
-}
+var turn = httpapitest.Turn
 
 // waitJob polls GET /jobs until job id is in state, and returns it.
 func (c *client) waitJob(id, state string) storage.Job {
@@ -49,7 +45,7 @@ func (c *client) waitJob(id, state string) storage.Job {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var res httpapi.JobsResponse
-		c.do("GET", "/jobs"+q("state", state, "limit", "500"), nil, 200, &res)
+		c.Do("GET", "/jobs"+q("state", state, "limit", "500"), nil, 200, &res)
 		for _, j := range res.Jobs {
 			if j.ID == id {
 				return j
@@ -57,7 +53,7 @@ func (c *client) waitJob(id, state string) storage.Job {
 		}
 		if time.Now().After(deadline) {
 			var all httpapi.JobsResponse
-			c.do("GET", "/jobs", nil, 200, &all)
+			c.Do("GET", "/jobs", nil, 200, &all)
 			c.ts.t.Fatalf("job %s never became %s: %+v", id, state, all.Jobs)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -68,7 +64,7 @@ func TestTurnsEnd(t *testing.T) {
 	ts := startServer(t, fastQueue)
 	u := ts.as("qq:1")
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("req-1", "我昨天去了北京", "I like oolong tea"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("req-1", "我昨天去了北京", "I like oolong tea"), http.StatusAccepted, &r)
 	if !r.Queued || r.JobID == "" || r.Duplicate {
 		t.Fatalf("receipt %+v", r)
 	}
@@ -79,24 +75,24 @@ func TestTurnsEnd(t *testing.T) {
 
 	// The same request id again is the same job.
 	var again ingest.Receipt
-	u.do("POST", "/turns/end", turn("req-1", "我昨天去了北京"), http.StatusAccepted, &again)
+	u.Do("POST", "/turns/end", turn("req-1", "我昨天去了北京"), http.StatusAccepted, &again)
 	if !again.Queued || !again.Duplicate || again.JobID != r.JobID {
 		t.Fatalf("again %+v", again)
 	}
 	// Neither memo nor observations: the turn ends, nothing is queued.
 	var none ingest.Receipt
-	u.do("POST", "/turns/end", map[string]any{"memo": " ", "observations": []string{""}, "sender_id": "qq:1"}, http.StatusOK, &none)
+	u.Do("POST", "/turns/end", map[string]any{"memo": " ", "observations": []string{""}, "sender_id": "qq:1"}, http.StatusOK, &none)
 	if none.Queued || none.JobID != "" || none.Reason == "" {
 		t.Fatalf("empty turn %+v", none)
 	}
 	var res httpapi.JobsResponse
-	u.do("GET", "/jobs", nil, 200, &res)
+	u.Do("GET", "/jobs", nil, 200, &res)
 	if len(res.Jobs) != 1 {
 		t.Fatalf("%d jobs, want 1", len(res.Jobs))
 	}
 
 	ts.stop()
-	st := openTestStore(t, ts.dataDir)
+	st := storagetest.Open(t, storage.Config{Dir: ts.dataDir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:1", storage.EventFilter{JobID: r.JobID, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -112,43 +108,14 @@ func TestTurnsEnd(t *testing.T) {
 	}
 }
 
-func TestTurnsEndBadInput(t *testing.T) {
-	ts := startServer(t, fastQueue)
-	u := ts.as("qq:1")
-	tests := []badRequest{
-		{"malformed JSON", "POST", "/turns/end", `{"memo":`, nil, 400, httpapi.CodeBadRequest},
-		{"user in the body", "POST", "/turns/end", map[string]any{"memo": "m", "user_id": "qq:2"}, nil, 400, httpapi.CodeBadRequest},
-		{"observations not a list", "POST", "/turns/end", map[string]any{"observations": "x"}, nil, 400, httpapi.CodeBadRequest},
-		{"timestamp not RFC 3339", "POST", "/turns/end", map[string]any{"memo": "m", "timestamp": "yesterday"}, nil, 400, httpapi.CodeBadRequest},
-		{"unknown request type", "POST", "/turns/end", map[string]any{"memo": "m", "request_type": "channel"}, nil, 422, httpapi.CodeInvalid},
-		{"group without group_id", "POST", "/turns/end", map[string]any{"memo": "m", "request_type": "group"}, nil, 422, httpapi.CodeInvalid},
-		{"too many observations", "POST", "/turns/end", map[string]any{"observations": make([]string, 51)}, nil, 422, httpapi.CodeInvalid},
-		{"no body", "POST", "/turns/end", nil, nil, 400, httpapi.CodeBadRequest},
-		{"not JSON", "POST", "/turns/end", `memo`, []string{"Content-Type", "text/plain"}, 415, httpapi.CodeUnsupportedMedia},
-		{"no user", "POST", "/turns/end", map[string]any{"memo": "m"}, []string{httpapi.HeaderUser, ""}, 400, httpapi.CodeBadRequest},
-		{"query on end", "POST", "/turns/end?user=qq:2", map[string]any{"memo": "m"}, nil, 400, httpapi.CodeBadRequest},
-		{"unknown state", "GET", "/jobs?state=lost", nil, nil, 422, httpapi.CodeInvalid},
-		{"limit zero", "GET", "/jobs?limit=0", nil, nil, 422, httpapi.CodeInvalid},
-		{"limit not a number", "GET", "/jobs?limit=ten", nil, nil, 400, httpapi.CodeBadRequest},
-		{"unknown parameter", "GET", "/jobs?user=qq:2", nil, nil, 400, httpapi.CodeBadRequest},
-		{"wrong method", "PUT", "/jobs", nil, nil, 405, httpapi.CodeMethodNotAllowed},
-	}
-	u.expectErrors(t, tests)
-	var res httpapi.JobsResponse
-	u.do("GET", "/jobs", nil, 200, &res)
-	if len(res.Jobs) != 0 {
-		t.Fatalf("bad input queued %d jobs", len(res.Jobs))
-	}
-}
-
 // TestJobsIsolation: a user sees only their own jobs, whatever they ask.
 func TestJobsIsolation(t *testing.T) {
 	ts := startServer(t, withEnv(fastQueue, "RECALLD_API_KEYS", "key-for-bot-a-000000=botA:,key-for-bot-b-000000=botB:"))
 	a := ts.as("botA:1").withKey("key-for-bot-a-000000")
 	b := ts.as("botB:1").withKey("key-for-bot-b-000000")
 	var ra, rb ingest.Receipt
-	a.do("POST", "/turns/end", turn("same-id", "我喜欢猫"), http.StatusAccepted, &ra)
-	b.do("POST", "/turns/end", turn("same-id", "我喜欢狗"), http.StatusAccepted, &rb)
+	a.Do("POST", "/turns/end", turn("same-id", "我喜欢猫"), http.StatusAccepted, &ra)
+	b.Do("POST", "/turns/end", turn("same-id", "我喜欢狗"), http.StatusAccepted, &rb)
 	if ra.JobID == rb.JobID || rb.Duplicate {
 		t.Fatalf("B's turn was taken for A's: %+v %+v", ra, rb)
 	}
@@ -165,7 +132,7 @@ func TestJobsIsolation(t *testing.T) {
 			if state != "" {
 				path += q("state", state)
 			}
-			c.cl.do("GET", path, nil, 200, &res)
+			c.cl.Do("GET", path, nil, 200, &res)
 			for _, j := range res.Jobs {
 				if j.UserID != c.user || j.ID == c.other {
 					t.Fatalf("%s sees job %s of %s", c.user, j.ID, j.UserID)
@@ -174,7 +141,7 @@ func TestJobsIsolation(t *testing.T) {
 		}
 	}
 	// A's key cannot act for B's users.
-	status, _ := ts.as("botB:1").withKey("key-for-bot-a-000000").raw("GET", "/jobs", nil)
+	status, _ := ts.as("botB:1").withKey("key-for-bot-a-000000").Raw("GET", "/jobs", nil)
 	if status != http.StatusForbidden {
 		t.Fatalf("A's key for a B user: %d", status)
 	}
@@ -216,7 +183,7 @@ func TestFailedJobRetriedThenKept(t *testing.T) {
 		withEnv(fastQueue, "RECALLD_JOB_MAX_RETRIES", "2"))
 	u := ts.as("qq:7")
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("r1", "我明天去上海"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("r1", "我明天去上海"), http.StatusAccepted, &r)
 	j := u.waitJob(r.JobID, "failed")
 	if j.Attempts != 3 || j.Error != "historian down (call 3)" {
 		t.Fatalf("failed job %+v", j)
@@ -250,10 +217,7 @@ func TestFailedJobRetriedThenKept(t *testing.T) {
 // once.
 func TestStaleJobRecoveredOnStart(t *testing.T) {
 	dir := t.TempDir()
-	st, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	r, err := ingest.NewQueue(st).Enqueue(t.Context(), "qq:9", ingest.TurnEnd{
 		Observations: []string{"I moved to Berlin last month"}, SenderID: "qq:9", SenderName: "Ann",
 		Timestamp: time.Date(2026, 3, 4, 6, 30, 0, 0, time.UTC),
@@ -274,7 +238,7 @@ func TestStaleJobRecoveredOnStart(t *testing.T) {
 		t.Fatalf("recovered job %+v", j)
 	}
 	ts.stop()
-	st = openTestStore(t, dir)
+	st = storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	evs, err := st.ListEvents(t.Context(), "qq:9", storage.EventFilter{Limit: 10})
 	if err != nil || len(evs) != 1 || evs[0].Content != "Ann (qq:9) moved to Berlin in February 2026" {
 		t.Fatalf("events %+v %v", evs, err)
@@ -283,7 +247,7 @@ func TestStaleJobRecoveredOnStart(t *testing.T) {
 
 func TestJobsCLI(t *testing.T) {
 	dir := t.TempDir()
-	st := openTestStore(t, dir)
+	st := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	var ids []string
 	for i := range 3 {
 		j, _, err := st.EnqueueJob(t.Context(), storage.NewJob{UserID: fmt.Sprintf("qq:%d", i), Kind: ingest.KindTurnEnd, Payload: []byte(`{}`)})

@@ -19,7 +19,7 @@ func TestMCPSearchEvents(t *testing.T) {
 	u.endTurnAt("p1", "", "10001", "小王", now.Add(-10*day), "我明天要去杭州出差")
 	u.endTurnAt("g2a", "g2", "10003", "老李", now.Add(-1*day), "老李在成都吃了火锅")
 	ts.as("qq:2").endTurnAt("x1", "g1", "20001", "Bob", now.Add(-1*day), "Bob 明天要去杭州出差")
-	u.do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("m1", "user", "下周我要去杭州出差", 0)}}, 200, nil)
+	u.Do("POST", "/messages", map[string]any{"messages": []map[string]any{msgJSON("m1", "user", "下周我要去杭州出差", 0)}}, 200, nil)
 	ts.waitIndexed()
 
 	cs := mustMCPConnect(t, ts, "qq:1", "")

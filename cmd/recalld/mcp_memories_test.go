@@ -42,7 +42,7 @@ func TestMCPMemories(t *testing.T) {
 	}
 	// The HTTP route sees the same memory.
 	var viaHTTP storage.Memory
-	ts.as("qq:1").do("GET", "/memories/allergy", nil, 200, &viaHTTP)
+	ts.as("qq:1").Do("GET", "/memories/allergy", nil, 200, &viaHTTP)
 	if viaHTTP.Content != "对花生过敏" {
 		t.Fatalf("GET /memories/allergy: %+v", viaHTTP)
 	}
@@ -102,8 +102,8 @@ func TestMCPMemories(t *testing.T) {
 	if del.Deleted != "allergy" {
 		t.Fatalf("delete: %+v", del)
 	}
-	ts.as("qq:1").do("GET", "/memories/allergy", nil, 404, nil)
-	ts.as("qq:2").do("GET", "/memories/allergy", nil, 200, &viaHTTP)
+	ts.as("qq:1").Do("GET", "/memories/allergy", nil, 404, nil)
+	ts.as("qq:2").Do("GET", "/memories/allergy", nil, 200, &viaHTTP)
 }
 
 func memoryIDs(ms []storage.Memory) []string {

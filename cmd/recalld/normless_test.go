@@ -30,10 +30,10 @@ func TestNormlessTextsOverHTTP(t *testing.T) {
 		for _, m := range msgs {
 			delete(m, "sender_name")
 		}
-		u.do("POST", "/messages", map[string]any{"messages": msgs}, http.StatusOK, nil)
+		u.Do("POST", "/messages", map[string]any{"messages": msgs}, http.StatusOK, nil)
 		u.endTurnAt("t1", "", "10001", "小王", now.Add(-time.Hour), text, "小王 parked the car on level three")
 		u.endTurnAt("t2", "", "10001", "小王", now.Add(-time.Minute), text)
-		u.do("POST", "/memories", map[string]any{"id": "pin", "content": text}, http.StatusCreated, nil)
+		u.Do("POST", "/memories", map[string]any{"id": "pin", "content": text}, http.StatusCreated, nil)
 	}
 	ts.waitIndexed()
 	if h := ts.health(); h.Unvectored != 0 {
@@ -44,15 +44,15 @@ func TestNormlessTextsOverHTTP(t *testing.T) {
 		u := users[i]
 		for _, q := range []string{"where is the car parked", text} {
 			var p queryapi.Page
-			u.do("POST", "/search/semantic", map[string]any{"query_text": q}, http.StatusOK, &p)
+			u.Do("POST", "/search/semantic", map[string]any{"query_text": q}, http.StatusOK, &p)
 			if q != text && (len(p.Hits) != 1 || p.Hits[0].MessageID != "m1") {
 				t.Errorf("semantic search %q: %v, want m1", q, ids(p))
 			}
-			u.do("POST", "/recall", map[string]any{"question": q}, http.StatusOK, nil)
+			u.Do("POST", "/recall", map[string]any{"question": q}, http.StatusOK, nil)
 			var ev httpapi.SearchEventsResponse
-			u.do("POST", "/events/search", map[string]any{"query": q}, http.StatusOK, &ev)
+			u.Do("POST", "/events/search", map[string]any{"query": q}, http.StatusOK, &ev)
 			var c queryapi.ContextResult
-			u.do("POST", "/context", map[string]any{"message": q, "sender_id": "10001", "request_type": "private"}, http.StatusOK, &c)
+			u.Do("POST", "/context", map[string]any{"message": q, "sender_id": "10001", "request_type": "private"}, http.StatusOK, &c)
 			if len(c.Memories) != 1 {
 				t.Errorf("context %q: pinned memories %+v", q, c.Memories)
 			}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
@@ -132,7 +131,8 @@ func (a *app) profileOne(ctx context.Context, sub string, args []string) error {
 }
 
 func profileErr(err error, typ, id string) error {
-	if errors.Is(err, storage.ErrNotFound) && !strings.Contains(err.Error(), "revision") {
+	var named *storage.Error // a missing revision, which names itself
+	if errors.Is(err, storage.ErrNotFound) && !errors.As(err, &named) {
 		return fmt.Errorf("no %s profile %s", typ, id)
 	}
 	return err

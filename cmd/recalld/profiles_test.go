@@ -28,7 +28,7 @@ func (c *client) waitProfile(typ, id string, rev int) storage.Profile {
 	deadline := time.Now().Add(30 * time.Second)
 	path := "/profiles/" + typ + "/" + url.PathEscape(id)
 	for {
-		status, b := c.raw("GET", path, nil)
+		status, b := c.Raw("GET", path, nil)
 		var p storage.Profile
 		if status == http.StatusOK {
 			if err := jsonUnmarshal(b, &p); err != nil {
@@ -48,7 +48,7 @@ func (c *client) waitProfile(typ, id string, rev int) storage.Profile {
 func endTurnHTTP(c *client, body map[string]any) ingest.Receipt {
 	c.ts.t.Helper()
 	var r ingest.Receipt
-	c.do("POST", "/turns/end", body, http.StatusAccepted, &r)
+	c.Do("POST", "/turns/end", body, http.StatusAccepted, &r)
 	c.waitJob(r.JobID, storage.JobDone)
 	return r
 }
@@ -89,23 +89,23 @@ func TestProfilesHTTP(t *testing.T) {
 
 	// Replaying a request id changes nothing.
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", profileTurn("z2", "qq:1", "张三", "2026-03-11T06:30:00Z", "我搬到深圳了"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", profileTurn("z2", "qq:1", "张三", "2026-03-11T06:30:00Z", "我搬到深圳了"), http.StatusAccepted, &r)
 	if !r.Duplicate {
 		t.Fatalf("replay %+v", r)
 	}
 	var again storage.Profile
-	u.do("GET", "/profiles/user/qq:1", nil, 200, &again)
+	u.Do("GET", "/profiles/user/qq:1", nil, 200, &again)
 	if diff := cmp.Diff(p, again); diff != "" {
 		t.Fatalf("replay changed the profile (-want +got):\n%s", diff)
 	}
 
 	// Search, in both languages and by entity type.
 	var page queryapi.ProfilePage
-	u.do("POST", "/profiles/search", map[string]any{"query": "住在上海的程序员", "top_k": 1}, 200, &page)
+	u.Do("POST", "/profiles/search", map[string]any{"query": "住在上海的程序员", "top_k": 1}, 200, &page)
 	if len(page.Profiles) != 1 || page.Profiles[0].EntityID != "qq:1" {
 		t.Fatalf("zh search %+v", page)
 	}
-	u.do("POST", "/profiles/search", map[string]any{"query": "nurse in Berlin"}, 200, &page)
+	u.Do("POST", "/profiles/search", map[string]any{"query": "nurse in Berlin"}, 200, &page)
 	if len(page.Profiles) == 0 || page.Profiles[0].EntityID != "tg:7" || page.Profiles[0].Score <= 0 {
 		t.Fatalf("en search %+v", page)
 	}
@@ -119,7 +119,7 @@ func TestProfilesHTTP(t *testing.T) {
 	if g.Name != "旅行群" || !slices.Equal(g.Tags, []string{"旅行"}) || strings.Contains(g.Summary, "Alice") {
 		t.Fatalf("group %+v", g)
 	}
-	u.do("POST", "/profiles/search", map[string]any{"query": "旅行", "entity_type": "group"}, 200, &page)
+	u.Do("POST", "/profiles/search", map[string]any{"query": "旅行", "entity_type": "group"}, 200, &page)
 	if len(page.Profiles) == 0 || page.Profiles[0].EntityID != "g/trips" {
 		t.Fatalf("group search %+v", page)
 	}
@@ -131,14 +131,14 @@ func TestProfilesHTTP(t *testing.T) {
 
 	// Another user sees nothing.
 	v := ts.as("bot:2")
-	if status, b := v.raw("GET", "/profiles/user/qq:1", nil); status != 404 || !strings.Contains(string(b), "not_found") {
+	if status, b := v.Raw("GET", "/profiles/user/qq:1", nil); status != 404 || !strings.Contains(string(b), "not_found") {
 		t.Fatalf("bot:2 get: %d %s", status, b)
 	}
-	v.do("POST", "/profiles/search", map[string]any{"query": "上海 程序员 Berlin nurse 旅行"}, 200, &page)
+	v.Do("POST", "/profiles/search", map[string]any{"query": "上海 程序员 Berlin nurse 旅行"}, 200, &page)
 	if len(page.Profiles) != 0 {
 		t.Fatalf("bot:2 found %+v", page.Profiles)
 	}
-	if status, _ := v.raw("POST", "/profiles/user/qq:1/restore", map[string]any{"revision": 1}); status != 404 {
+	if status, _ := v.Raw("POST", "/profiles/user/qq:1/restore", map[string]any{"revision": 1}); status != 404 {
 		t.Fatalf("bot:2 restore: %d", status)
 	}
 
@@ -148,7 +148,7 @@ func TestProfilesHTTP(t *testing.T) {
 	}
 	u.waitProfile("user", "qq:1", 5)
 	var revs queryapi.RevisionList
-	u.do("GET", "/profiles/user/qq:1/revisions", nil, 200, &revs)
+	u.Do("GET", "/profiles/user/qq:1/revisions", nil, 200, &revs)
 	var nums []int
 	for _, r := range revs.Revisions {
 		nums = append(nums, r.Revision)
@@ -157,11 +157,11 @@ func TestProfilesHTTP(t *testing.T) {
 		t.Fatalf("revisions %v %+v", nums, revs.Revisions)
 	}
 	var restored storage.Profile
-	u.do("POST", "/profiles/user/qq:1/restore", map[string]any{"revision": 3}, 200, &restored)
+	u.Do("POST", "/profiles/user/qq:1/restore", map[string]any{"revision": 3}, 200, &restored)
 	if restored.Revision != 6 || restored.Traits[0].Value != "深圳" || !strings.Contains(restored.Summary, "住在深圳") {
 		t.Fatalf("restored %+v", restored)
 	}
-	if status, b := u.raw("POST", "/profiles/user/qq:1/restore", map[string]any{"revision": 1}); status != 404 ||
+	if status, b := u.Raw("POST", "/profiles/user/qq:1/restore", map[string]any{"revision": 1}); status != 404 ||
 		!strings.Contains(string(b), "not kept") {
 		t.Fatalf("restore of a dropped revision: %d %s", status, b)
 	}
@@ -192,14 +192,14 @@ func TestProfilesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, b := u.raw(tt.method, tt.path, tt.body)
+			status, b := u.Raw(tt.method, tt.path, tt.body)
 			if status != tt.status || !bytes.Contains(b, []byte(`"error"`)) {
 				t.Fatalf("%d %s, want %d", status, b, tt.status)
 			}
 		})
 	}
 	// No user: 400 before anything else.
-	if status, _ := ts.as("").raw("GET", "/profiles/user/x", nil); status != 400 {
+	if status, _ := ts.as("").Raw("GET", "/profiles/user/x", nil); status != 400 {
 		t.Fatalf("no user: %d", status)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // replaceFile writes content the way editors do: to a temporary file in the
@@ -33,13 +34,9 @@ func eventOf(t *testing.T, ts *testServer, requestID string) storage.Event {
 	t.Helper()
 	u := ts.as("qq:1")
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn(requestID, "我昨天去了北京"), 202, &r)
+	u.Do("POST", "/turns/end", turn(requestID, "我昨天去了北京"), 202, &r)
 	u.waitJob(r.JobID, "done")
-	q, err := storage.Open(t.Context(), storage.Config{Dir: ts.dataDir, QueueOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer q.Close()
+	q := storagetest.OpenQueue(t, storage.QueueConfig{Dir: ts.dataDir})
 	evs, err := q.ListEvents(t.Context(), "qq:1", storage.EventFilter{JobID: r.JobID, Limit: 10})
 	if err != nil || len(evs) != 1 {
 		t.Fatalf("events of %s: %+v, %v", r.JobID, evs, err)
@@ -117,7 +114,7 @@ failures = 7
 	for i := range batch {
 		batch[i] = msgJSON(fmt.Sprintf("mb%d", i), "user", "batch message", i)
 	}
-	ts.as("qq:1").do("POST", "/messages", map[string]any{"messages": batch}, 200, nil) // max_batch is still 1000
+	ts.as("qq:1").Do("POST", "/messages", map[string]any{"messages": batch}, 200, nil) // max_batch is still 1000
 
 	// SIGHUP reloads even when the file is unchanged (a file event would not).
 	if err := syscall.Kill(os.Getpid(), syscall.SIGHUP); err != nil {
@@ -157,7 +154,7 @@ func TestAPIKeyReload(t *testing.T) {
 	mcpHdr := []string{"Accept", "application/json, text/event-stream"}
 	status := func(key, method, path string, body any, hdr ...string) int {
 		t.Helper()
-		st, _ := ts.as("qq:1").withKey(key).raw(method, path, body, hdr...)
+		st, _ := ts.as("qq:1").withKey(key).Raw(method, path, body, hdr...)
 		return st
 	}
 	check := func(when string, want map[string]int) {

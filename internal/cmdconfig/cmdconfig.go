@@ -152,7 +152,7 @@ func OpenServeStore(ctx context.Context, cfg config.Config, log *slog.Logger, ob
 		return store, fallback, err
 	}
 	probeErr := err
-	q, err := storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true, Logger: log})
+	q, err := storage.OpenQueue(ctx, storage.QueueConfig{Dir: cfg.DataDir, Logger: log})
 	if err != nil {
 		return nil, "", err
 	}
@@ -185,10 +185,10 @@ func OpenServeStore(ctx context.Context, cfg config.Config, log *slog.Logger, ob
 }
 
 // OpenQueue opens the job table of cfg's data dir, which must exist.
-func OpenQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*storage.Store, error) {
+func OpenQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*storage.Queue, error) {
 	if _, err := os.Stat(filepath.Join(cfg.DataDir, "recalld.db")); err != nil {
 		return nil, fmt.Errorf("no recalld database in %s: %w", cfg.DataDir, err)
 	}
-	return storage.Open(ctx, storage.Config{Dir: cfg.DataDir, QueueOnly: true,
+	return storage.OpenQueue(ctx, storage.QueueConfig{Dir: cfg.DataDir,
 		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -93,30 +92,38 @@ func ToError(err error) (ae *Error, internal bool) {
 			return &Error{he.Code, CodeBadRequest, msg}, false
 		}
 	}
+	// The typed errors of agent, ingest, queryapi and storage carry the
+	// words a client may read; errors.As finds them however deep they are
+	// wrapped.
+	var (
+		reqErr   *agent.InvalidRequestError
+		turnErr  *ingest.InvalidTurnError
+		queryErr *queryapi.Error
+		storeErr *storage.Error
+	)
 	switch {
-	case errors.Is(err, agent.ErrInvalidRequest):
-		return errInvalid(clientMessage(err, agent.ErrInvalidRequest)), false
-	case errors.Is(err, queryapi.ErrOutOfScope):
-		return errForbidden(clientMessage(err, queryapi.ErrInvalidQuery)), false
-	case errors.Is(err, ingest.ErrInvalidTurn):
-		return errInvalid(clientMessage(err, ingest.ErrInvalidTurn)), false
-	case errors.Is(err, queryapi.ErrInvalidQuery):
-		return errInvalid(clientMessage(err, queryapi.ErrInvalidQuery)), false
-	case errors.Is(err, storage.ErrInvalid):
-		return errInvalid(clientMessage(err, storage.ErrInvalid)), false
-	case errors.Is(err, queryapi.ErrNoProfile):
-		return &Error{http.StatusNotFound, CodeNotFound, clientMessage(err, queryapi.ErrNoProfile) + " for this user"}, false
+	case errors.As(err, &reqErr):
+		return errInvalid(reqErr.Msg), false
+	case errors.As(err, &queryErr) && errors.Is(queryErr, queryapi.ErrOutOfScope):
+		return errForbidden("outside the caller's scope: " + queryErr.Msg), false
+	case errors.As(err, &turnErr):
+		return errInvalid(turnErr.Msg), false
+	case errors.As(err, &queryErr) && errors.Is(queryErr, queryapi.ErrInvalidQuery):
+		return errInvalid(queryErr.Msg), false
+	case errors.As(err, &storeErr) && errors.Is(storeErr, storage.ErrInvalid):
+		return errInvalid(storeErr.Msg), false
+	case errors.As(err, &queryErr) && errors.Is(queryErr, queryapi.ErrNoProfile):
+		return &Error{http.StatusNotFound, CodeNotFound, queryErr.Msg + " for this user"}, false
 	case errors.Is(err, storage.ErrMemoryNotFound):
 		return &Error{http.StatusNotFound, CodeNotFound, "no such pinned memory for this user"}, false
 	case errors.Is(err, storage.ErrMemoryExists):
 		return &Error{http.StatusConflict, CodeConflict, "a pinned memory with this id exists with different content"}, false
-	case errors.Is(err, storage.ErrMemoryLimit):
-		return &Error{http.StatusConflict, CodeConflict, "pinned memory limit reached: " + clientMessage(err, storage.ErrMemoryLimit)}, false
+	case errors.As(err, &storeErr) && errors.Is(storeErr, storage.ErrMemoryLimit):
+		return &Error{http.StatusConflict, CodeConflict, "pinned memory limit reached: " + storeErr.Msg}, false
 	case errors.Is(err, storage.ErrNotFound):
 		return &Error{http.StatusNotFound, CodeNotFound, "no such message for this user"}, false
-	case errors.Is(err, storage.ErrConflict):
-		return &Error{http.StatusConflict, CodeConflict, clientMessage(err, storage.ErrConflict) +
-			": a message with this id exists with different content"}, false
+	case errors.As(err, &storeErr) && errors.Is(storeErr, storage.ErrConflict):
+		return &Error{http.StatusConflict, CodeConflict, storeErr.Msg + ": a message with this id exists with different content"}, false
 	case errors.Is(err, storage.ErrSemanticUnavailable):
 		// The embedder's own error may name internal hosts: /healthz has it.
 		return &Error{http.StatusServiceUnavailable, CodeSemanticUnavailable,
@@ -127,19 +134,6 @@ func ToError(err error) (ae *Error, internal bool) {
 		return &Error{http.StatusServiceUnavailable, CodeTimeout, "the request took longer than its time limit"}, true
 	}
 	return &Error{http.StatusInternalServerError, CodeInternal, "internal error"}, true
-}
-
-// clientMessage is err's text after the sentinel's own words.
-func clientMessage(err, sentinel error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, sentinel.Error()); i >= 0 {
-		msg = msg[i+len(sentinel.Error()):]
-	}
-	msg = strings.TrimLeft(msg, ": ")
-	if msg == "" {
-		return sentinel.Error()
-	}
-	return msg
 }
 
 // errorHandler is echo's HTTPErrorHandler: every error becomes the JSON body.

@@ -1,4 +1,4 @@
-package main
+package httpapi_test
 
 import (
 	"encoding/json"
@@ -12,13 +12,10 @@ import (
 
 	"github.com/recalld/recalld/ingest"
 	"github.com/recalld/recalld/internal/httpapi"
+	"github.com/recalld/recalld/internal/httpapi/httpapitest"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
-
-// idleWorker keeps the historian from taking jobs, so that what a test sees
-// comes from the request alone.
-var idleWorker = map[string]string{"RECALLD_JOB_POLL_INTERVAL": "1h"}
 
 func memoContents(l queryapi.MemoList) []string {
 	out := []string{}
@@ -32,26 +29,26 @@ func memoContents(l queryapi.MemoList) []string {
 // has answered (the worker never ran), a replay stores it once, and the
 // filters and the user boundary hold.
 func TestMemosVisibleAfterTurnsEnd(t *testing.T) {
-	ts := startServer(t, idleWorker)
-	u := ts.as("qq:1")
+	ts := newServer(t, nil)
+	u := ts.As("qq:1")
 	group := turn("g-1")
 	group["group_id"], group["group_name"], group["request_type"] = "g1", "旅行群", "group"
 	group["timestamp"] = "2026-03-04T07:00:00Z"
 	var r ingest.Receipt
-	u.do("POST", "/turns/end", turn("p-1", "我昨天去了北京"), http.StatusAccepted, &r)
+	u.Do("POST", "/turns/end", turn("p-1", "我昨天去了北京"), http.StatusAccepted, &r)
 	var l queryapi.MemoList
-	u.do("GET", "/memos", nil, 200, &l)
+	u.Do("GET", "/memos", nil, 200, &l)
 	if len(l.Memos) != 1 {
 		t.Fatalf("memos right after /turns/end: %+v", l)
 	}
 	m := l.Memos[0]
 	if m.Content != "memo of p-1" || m.JobID != r.JobID || m.RequestID != "p-1" || m.RequestType != "private" ||
-		m.SenderID != "qq:1" || m.SenderName != "张三" || m.Timestamp.Format("2006-01-02T15:04:05Z07:00") != turnAt || m.Epoch != m.Timestamp.Unix() {
+		m.SenderID != "qq:1" || m.SenderName != "张三" || m.Timestamp.Format("2006-01-02T15:04:05Z07:00") != httpapitest.TurnAt || m.Epoch != m.Timestamp.Unix() {
 		t.Fatalf("memo %+v", m)
 	}
-	u.do("POST", "/turns/end", group, http.StatusAccepted, nil)
-	u.do("POST", "/turns/end", turn("p-1", "我昨天去了北京"), http.StatusAccepted, nil) // replay
-	u.do("POST", "/turns/end", map[string]any{"observations": []string{"I like tea"}, "sender_id": "qq:1"}, http.StatusAccepted, nil)
+	u.Do("POST", "/turns/end", group, http.StatusAccepted, nil)
+	u.Do("POST", "/turns/end", turn("p-1", "我昨天去了北京"), http.StatusAccepted, nil) // replay
+	u.Do("POST", "/turns/end", map[string]any{"observations": []string{"I like tea"}, "sender_id": "qq:1"}, http.StatusAccepted, nil)
 
 	tests := []struct {
 		name  string
@@ -67,7 +64,7 @@ func TestMemosVisibleAfterTurnsEnd(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var l queryapi.MemoList
-			u.do("GET", "/memos"+tt.query, nil, 200, &l)
+			u.Do("GET", "/memos"+tt.query, nil, 200, &l)
 			if diff := cmp.Diff(tt.want, memoContents(l)); diff != "" {
 				t.Fatalf("(-want +got):\n%s", diff)
 			}
@@ -76,7 +73,7 @@ func TestMemosVisibleAfterTurnsEnd(t *testing.T) {
 	// Another user sees none of them, whatever the filter.
 	for _, query := range []string{"", q("group_id", "g1"), q("sender_id", "qq:1")} {
 		var l queryapi.MemoList
-		ts.as("qq:2").do("GET", "/memos"+query, nil, 200, &l)
+		ts.As("qq:2").Do("GET", "/memos"+query, nil, 200, &l)
 		if len(l.Memos) != 0 {
 			t.Fatalf("qq:2 sees %+v", l)
 		}
@@ -84,8 +81,8 @@ func TestMemosVisibleAfterTurnsEnd(t *testing.T) {
 }
 
 func TestMemosBadInput(t *testing.T) {
-	ts := startServer(t, idleWorker)
-	u := ts.as("qq:1")
+	ts := newServer(t, nil)
+	u := ts.As("qq:1")
 	tests := []struct {
 		name   string
 		method string
@@ -102,7 +99,7 @@ func TestMemosBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			status, body := u.raw(tt.method, tt.path, nil)
+			status, body := u.Raw(tt.method, tt.path, nil)
 			var e httpapi.ErrorBody
 			if err := json.Unmarshal(body, &e); err != nil || status != tt.status || e.Error.Code != tt.code {
 				t.Fatalf("%d %s, want %d %s", status, body, tt.status, tt.code)
@@ -112,15 +109,15 @@ func TestMemosBadInput(t *testing.T) {
 }
 
 func TestMemoriesCRUD(t *testing.T) {
-	ts := startServer(t, idleWorker)
-	u := ts.as("qq:1")
+	ts := newServer(t, nil)
+	u := ts.As("qq:1")
 	var m storage.Memory
-	u.do("POST", "/memories", map[string]any{"content": " 用户要求以后用英文回复 ", "tags": []string{"style"}}, http.StatusCreated, &m)
+	u.Do("POST", "/memories", map[string]any{"content": " 用户要求以后用英文回复 ", "tags": []string{"style"}}, http.StatusCreated, &m)
 	if m.ID == "" || m.Content != "用户要求以后用英文回复" || m.UserID != "qq:1" || m.GroupID != "" || !cmp.Equal(m.Tags, []string{"style"}) {
 		t.Fatalf("created %+v", m)
 	}
 	var got storage.Memory
-	u.do("GET", "/memories/"+m.ID, nil, 200, &got)
+	u.Do("GET", "/memories/"+m.ID, nil, 200, &got)
 	if !cmp.Equal(got, m) {
 		t.Fatalf("get %+v, want %+v", got, m)
 	}
@@ -128,15 +125,15 @@ func TestMemoriesCRUD(t *testing.T) {
 	// A client-chosen id makes the create idempotent.
 	body := map[string]any{"id": "todo:call-mom", "content": "Remind 张三 to call his mother on Sunday", "group_id": "g1"}
 	var pinned, again storage.Memory
-	u.do("POST", "/memories", body, http.StatusCreated, &pinned)
-	u.do("POST", "/memories", body, http.StatusOK, &again)
+	u.Do("POST", "/memories", body, http.StatusCreated, &pinned)
+	u.Do("POST", "/memories", body, http.StatusOK, &again)
 	if !cmp.Equal(pinned, again) || pinned.ID != "todo:call-mom" || !cmp.Equal(pinned.Tags, []string{}) {
 		t.Fatalf("replayed create %+v vs %+v", again, pinned)
 	}
-	u.do("POST", "/memories", map[string]any{"id": "todo:call-mom", "content": "something else"}, http.StatusConflict, nil)
+	u.Do("POST", "/memories", map[string]any{"id": "todo:call-mom", "content": "something else"}, http.StatusConflict, nil)
 
 	var l queryapi.MemoryList
-	u.do("GET", "/memories", nil, 200, &l)
+	u.Do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 2 || l.Max != storage.MaxMemories {
 		t.Fatalf("list %+v", l)
 	}
@@ -149,7 +146,7 @@ func TestMemoriesCRUD(t *testing.T) {
 		{q("group_id", "g1", "exact", "true"), []string{"todo:call-mom"}},
 		{q("exact", "true"), []string{m.ID}},
 	} {
-		u.do("GET", "/memories"+c.query, nil, 200, &l)
+		u.Do("GET", "/memories"+c.query, nil, 200, &l)
 		var ids []string
 		for _, x := range l.Memories {
 			ids = append(ids, x.ID)
@@ -160,91 +157,91 @@ func TestMemoriesCRUD(t *testing.T) {
 	}
 
 	var up storage.Memory
-	u.do("PATCH", "/memories/todo:call-mom", map[string]any{"content": "Remind 张三 to call his mother on Saturday", "group_id": "", "tags": []string{"todo"}}, 200, &up)
+	u.Do("PATCH", "/memories/todo:call-mom", map[string]any{"content": "Remind 张三 to call his mother on Saturday", "group_id": "", "tags": []string{"todo"}}, 200, &up)
 	if up.Content != "Remind 张三 to call his mother on Saturday" || up.GroupID != "" || !cmp.Equal(up.Tags, []string{"todo"}) || up.CreatedAt != pinned.CreatedAt {
 		t.Fatalf("patched %+v", up)
 	}
-	u.do("PATCH", "/memories/todo:call-mom", map[string]any{"tags": []string{}}, 200, &up)
+	u.Do("PATCH", "/memories/todo:call-mom", map[string]any{"tags": []string{}}, 200, &up)
 	if len(up.Tags) != 0 || up.Content != "Remind 张三 to call his mother on Saturday" {
 		t.Fatalf("patched tags %+v", up)
 	}
 
 	var del httpapi.DeleteResponse
-	u.do("DELETE", "/memories/todo:call-mom", nil, 200, &del)
+	u.Do("DELETE", "/memories/todo:call-mom", nil, 200, &del)
 	if del.Deleted != 1 {
 		t.Fatalf("deleted %+v", del)
 	}
-	u.do("GET", "/memories/todo:call-mom", nil, 404, nil)
-	u.do("PATCH", "/memories/todo:call-mom", map[string]any{"content": "x"}, 404, nil)
-	u.do("DELETE", "/memories/todo:call-mom", nil, 404, nil)
+	u.Do("GET", "/memories/todo:call-mom", nil, 404, nil)
+	u.Do("PATCH", "/memories/todo:call-mom", map[string]any{"content": "x"}, 404, nil)
+	u.Do("DELETE", "/memories/todo:call-mom", nil, 404, nil)
 }
 
 func TestMemoriesLimit(t *testing.T) {
-	ts := startServer(t, idleWorker)
-	u := ts.as("qq:1")
+	ts := newServer(t, nil)
+	u := ts.As("qq:1")
 	for i := range storage.MaxMemories {
-		u.do("POST", "/memories", map[string]any{"id": fmt.Sprint("m", i), "content": fmt.Sprint("fact ", i)}, http.StatusCreated, nil)
+		u.Do("POST", "/memories", map[string]any{"id": fmt.Sprint("m", i), "content": fmt.Sprint("fact ", i)}, http.StatusCreated, nil)
 	}
-	status, body := u.raw("POST", "/memories", map[string]any{"content": "one too many"})
+	status, body := u.Raw("POST", "/memories", map[string]any{"content": "one too many"})
 	var e httpapi.ErrorBody
 	if err := json.Unmarshal(body, &e); err != nil || status != http.StatusConflict || e.Error.Code != httpapi.CodeConflict ||
 		!strings.Contains(e.Error.Message, fmt.Sprint(storage.MaxMemories)) {
 		t.Fatalf("over the limit: %d %s", status, body)
 	}
 	// A replay at the limit is still fine; another user has its own budget.
-	u.do("POST", "/memories", map[string]any{"id": "m0", "content": "fact 0"}, http.StatusOK, nil)
-	ts.as("qq:2").do("POST", "/memories", map[string]any{"content": "mine"}, http.StatusCreated, nil)
-	u.do("DELETE", "/memories/m7", nil, 200, nil)
-	u.do("POST", "/memories", map[string]any{"content": "fits again"}, http.StatusCreated, nil)
+	u.Do("POST", "/memories", map[string]any{"id": "m0", "content": "fact 0"}, http.StatusOK, nil)
+	ts.As("qq:2").Do("POST", "/memories", map[string]any{"content": "mine"}, http.StatusCreated, nil)
+	u.Do("DELETE", "/memories/m7", nil, 200, nil)
+	u.Do("POST", "/memories", map[string]any{"content": "fits again"}, http.StatusCreated, nil)
 }
 
 // TestMemoriesIsolation: with API keys, no route lets a user read or change
 // another user's pinned memories, even knowing their ids.
 func TestMemoriesIsolation(t *testing.T) {
-	ts := startServer(t, withEnv(idleWorker, "RECALLD_API_KEYS", "key-for-bot-a-000000=botA:,key-for-bot-b-000000=botB:"))
-	a := ts.as("botA:1").withKey("key-for-bot-a-000000")
-	b := ts.as("botB:1").withKey("key-for-bot-b-000000")
+	ts := newServer(t, map[string]string{"RECALLD_API_KEYS": "key-for-bot-a-000000=botA:,key-for-bot-b-000000=botB:"})
+	a := ts.As("botA:1").WithKey("key-for-bot-a-000000")
+	b := ts.As("botB:1").WithKey("key-for-bot-b-000000")
 	var ma storage.Memory
-	a.do("POST", "/memories", map[string]any{"id": "same", "content": "A's secret"}, http.StatusCreated, &ma)
+	a.Do("POST", "/memories", map[string]any{"id": "same", "content": "A's secret"}, http.StatusCreated, &ma)
 	var mb storage.Memory
-	b.do("POST", "/memories", map[string]any{"id": "same", "content": "B's own"}, http.StatusCreated, &mb) // ids are per user
+	b.Do("POST", "/memories", map[string]any{"id": "same", "content": "B's own"}, http.StatusCreated, &mb) // ids are per user
 	var other storage.Memory
-	a.do("POST", "/memories", map[string]any{"content": "A's second"}, http.StatusCreated, &other)
+	a.Do("POST", "/memories", map[string]any{"content": "A's second"}, http.StatusCreated, &other)
 
-	b.do("GET", "/memories/"+other.ID, nil, 404, nil)
-	b.do("PATCH", "/memories/"+other.ID, map[string]any{"content": "taken over"}, 404, nil)
-	b.do("DELETE", "/memories/"+other.ID, nil, 404, nil)
+	b.Do("GET", "/memories/"+other.ID, nil, 404, nil)
+	b.Do("PATCH", "/memories/"+other.ID, map[string]any{"content": "taken over"}, 404, nil)
+	b.Do("DELETE", "/memories/"+other.ID, nil, 404, nil)
 	var got storage.Memory
-	b.do("GET", "/memories/same", nil, 200, &got)
+	b.Do("GET", "/memories/same", nil, 200, &got)
 	if got.Content != "B's own" {
 		t.Fatalf("B reads %+v", got)
 	}
 	var l queryapi.MemoryList
-	b.do("GET", "/memories", nil, 200, &l)
+	b.Do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 1 || l.Memories[0].Content != "B's own" {
 		t.Fatalf("B lists %+v", l)
 	}
-	a.do("GET", "/memories", nil, 200, &l)
+	a.Do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 2 || l.Memories[0].Content != "A's secret" {
 		t.Fatalf("A lists %+v", l)
 	}
 	// A's key cannot act for B's users.
-	if status, _ := ts.as("botB:1").withKey("key-for-bot-a-000000").raw("GET", "/memories", nil); status != http.StatusForbidden {
+	if status, _ := ts.As("botB:1").WithKey("key-for-bot-a-000000").Raw("GET", "/memories", nil); status != http.StatusForbidden {
 		t.Fatalf("A's key for a B user: %d", status)
 	}
 	// Forgetting B leaves A alone.
-	b.do("DELETE", "/users/me", nil, 200, nil)
-	b.do("GET", "/memories", nil, 200, &l)
+	b.Do("DELETE", "/users/me", nil, 200, nil)
+	b.Do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 0 {
 		t.Fatalf("B after forget: %+v", l)
 	}
-	a.do("GET", "/memories/same", nil, 200, &got)
+	a.Do("GET", "/memories/same", nil, 200, &got)
 }
 
 func TestMemoriesBadInput(t *testing.T) {
-	ts := startServer(t, idleWorker)
-	u := ts.as("qq:1")
-	u.do("POST", "/memories", map[string]any{"id": "keep", "content": "kept"}, http.StatusCreated, nil)
+	ts := newServer(t, nil)
+	u := ts.As("qq:1")
+	u.Do("POST", "/memories", map[string]any{"id": "keep", "content": "kept"}, http.StatusCreated, nil)
 	tests := []badRequest{
 		{"malformed JSON", "POST", "/memories", `{"content":`, nil, 400, httpapi.CodeBadRequest},
 		{"user in the body", "POST", "/memories", map[string]any{"content": "x", "user_id": "qq:2"}, nil, 400, httpapi.CodeBadRequest},
@@ -268,9 +265,9 @@ func TestMemoriesBadInput(t *testing.T) {
 		{"missing", "GET", "/memories/nope", nil, nil, 404, httpapi.CodeNotFound},
 		{"wrong method", "PUT", "/memories/keep", map[string]any{"content": "x"}, nil, 405, httpapi.CodeMethodNotAllowed},
 	}
-	u.expectErrors(t, tests)
+	expectErrors(t, u, tests)
 	var l queryapi.MemoryList
-	u.do("GET", "/memories", nil, 200, &l)
+	u.Do("GET", "/memories", nil, 200, &l)
 	if len(l.Memories) != 1 || l.Memories[0].Content != "kept" {
 		t.Fatalf("bad input changed the memories: %+v", l)
 	}
