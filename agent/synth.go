@@ -379,11 +379,20 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		kept = append(kept, c)
 	}
 	slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
+	// Revisions (a later statement that changes an earlier plan) are a
+	// bot chat's notion: in a dialogue between named people (LoCoMo) the
+	// earlier events are what multi-event questions ask for, and applying
+	// them there cost .046 cited recall on LoCoMo conv0-4.
+	evs := make([]queryapi.Evidence, 0, len(r.seen))
+	for _, c := range r.seen {
+		evs = append(evs, c.ev)
+	}
+	chat := !queryapi.Dialogue(evs)
 	switch {
 	case o.present:
-		kept = r.latest(kept, false, nil)
-	case !o.past:
-		kept = r.latest(kept, true, lowerAll(o.names))
+		kept = r.latest(kept, false, chat, nil)
+	case !o.past && chat:
+		kept = r.latest(kept, true, true, lowerAll(o.names))
 	}
 	// Abstain unless some kept message bears out the question in absolute
 	// terms: a question about something never said still has a best hit.
@@ -503,7 +512,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 // the plan as it stands, not as it first was. A term the question names
 // (Kite) does not make two statements about one subject there: a thread's
 // messages all share it.
-func (r *run) latest(kept []*candidate, revisedOnly bool, names []string) []*candidate {
+//
+// Without revisions (a dialogue of named people), only kept statements
+// supersede each other and none takes another's support.
+func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []string) []*candidate {
 	filler := r.skill.Params.Markers["filler"]
 	revision := r.skill.Params.Markers["revision"].Words()
 	why := "the question asks about now"
@@ -519,7 +531,7 @@ func (r *run) latest(kept []*candidate, revisedOnly bool, names []string) []*can
 	}
 	pool := slices.Clone(kept)
 	for _, c := range r.seen {
-		if !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
+		if revisions && !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
 			pool = append(pool, c)
 		}
 	}
@@ -559,7 +571,9 @@ func (r *run) latest(kept []*candidate, revisedOnly bool, names []string) []*can
 			// The later statement answers what the earlier one did: it takes
 			// its rank and the support the earlier one gave the question.
 			b.rank = max(b.rank, a.rank)
-			b.support = max(b.support, a.support)
+			if revisions {
+				b.support = max(b.support, a.support)
+			}
 			r.note("set aside %s (%s): superseded by %s (%s), %s",
 				a.ev.MessageID, a.ev.CreatedAt.Format("2006-01-02"), b.ev.MessageID, b.ev.CreatedAt.Format("2006-01-02"), why)
 		}
