@@ -151,3 +151,23 @@ func TestHybridPriorsNeedDialogue(t *testing.T) {
 		}
 	}
 }
+
+func TestHasNumeral(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"我闺女今年高三", true},
+		{"今天一共走了 18 公里", true},
+		{"我养了一只橘猫", true},
+		{"我们一起去吃饭吧", false},
+		{"My partner is a vet", false},
+		{"I have two kids", true},
+		{"we meet twice a week", true},
+		{"someone at the office", false}, // "one" only as a word
+	} {
+		if got := hasNumeral(tc.text); got != tc.want {
+			t.Errorf("hasNumeral(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -33,6 +33,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m9", day(4, 8), "时间推迟到 4 月 28 号发布了，设计稿还没定"),
 		user("m10", day(3, 25), "Atlas 这个项目我负责后端接口"),
 		user("m11", day(4, 12), "Atlas 的上线推迟到五月了"),
+		user("m12", day(4, 14), "My partner Sam works as a nurse, mostly night shifts"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -64,6 +65,8 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "revised plan", question: "官网改版什么时候发布？", cited: []string{"m9"}, forbidden: []string{"m8"}, note: "the later one revises it"},
 		{name: "plan asked about the past", question: "官网改版原来定的哪天发布？", cited: []string{"m8"}},
 		{name: "a named project is no subject", question: "Atlas 里我负责哪块？", cited: []string{"m10"}},
+		{name: "a number asked, none given", question: "How old is my partner?", noEvidence: true, forbidden: []string{"m12"}, note: "gives no number"},
+		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {

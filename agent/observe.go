@@ -30,6 +30,7 @@ type observation struct {
 	broad    []string
 	present  bool // the question asks about now (现在, 目前, still, currently)
 	past     bool // the question asks about the past (以前, 当初, used to, originally)
+	number   bool // the question asks for a number (几岁, how many, phone number)
 	personal bool // the question is about the user themself
 }
 
@@ -106,6 +107,7 @@ func (r *run) observe() observation {
 	}
 	o.present = presentTense(lower, p.Markers["present"])
 	o.past = countHits(lower, p.Markers["past"].Words()) > 0
+	o.number = countHits(lower, p.Markers["number"].Words()) > 0
 	return o
 }
 

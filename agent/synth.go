@@ -394,6 +394,20 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	case !o.past && chat:
 		kept = r.latest(kept, true, true, lowerAll(o.names))
 	}
+	// A question that asks for a number is answered by messages that give
+	// one ("How old is my partner?" is not answered by "my partner is a
+	// vet").
+	if o.number {
+		withNumber := kept[:0:0]
+		for _, c := range kept {
+			if hasNumeral(c.ev.Content) {
+				withNumber = append(withNumber, c)
+				continue
+			}
+			r.note("set aside %s: gives no number, the question asks for one", c.ev.MessageID)
+		}
+		kept = withNumber
+	}
 	// Abstain unless some kept message bears out the question in absolute
 	// terms: a question about something never said still has a best hit.
 	if strongest, minimum := 0.0, r.minSupport(rel); len(kept) > 0 && minimum > 0 {
@@ -765,6 +779,31 @@ func mentionsAny(text string, names []string) bool {
 	lower := strings.ToLower(text)
 	for _, n := range names {
 		if containsWord(lower, n) {
+			return true
+		}
+	}
+	return false
+}
+
+var numberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+	"eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen", "twice", "once", "a couple", "half"}
+
+// hasNumeral reports whether text gives a number: a digit, a Chinese
+// numeral (一 only before a measure word: 一岁, not 一起), or an English
+// number word.
+func hasNumeral(text string) bool {
+	rs := []rune(text)
+	for i, r := range rs {
+		switch {
+		case unicode.IsDigit(r), strings.ContainsRune("二三四五六七八九十百千万两零半俩", r):
+			return true
+		case r == '一' && i+1 < len(rs) && strings.ContainsRune("岁个年月天周次口只条本位号点块元分米公斤", rs[i+1]):
+			return true
+		}
+	}
+	lower := strings.ToLower(text)
+	for _, w := range numberWords {
+		if containsWord(lower, w) {
 			return true
 		}
 	}
