@@ -67,6 +67,8 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a named project is no subject", question: "Atlas 里我负责哪块？", cited: []string{"m10"}},
 		{name: "a number asked, none given", question: "How old is my partner?", noEvidence: true, forbidden: []string{"m12"}, note: "gives no number"},
 		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},
+		{name: "a relative never spoken of", question: "我妹妹对什么过敏？", noEvidence: true, forbidden: []string{"m3"}, note: "does not mention the sibling"},
+		{name: "a relative by name", question: "What does my partner do?", cited: []string{"m12"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {

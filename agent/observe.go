@@ -27,10 +27,13 @@ type observation struct {
 	// whole (a generic word: 宠物, pet): a message sharing only the topic
 	// may answer it. A question naming a member (猫, dog) is not answered
 	// by another member.
-	broad    []string
-	present  bool // the question asks about now (现在, 目前, still, currently)
-	past     bool // the question asks about the past (以前, 当初, used to, originally)
-	number   bool // the question asks for a number (几岁, how many, phone number)
+	broad   []string
+	present bool // the question asks about now (现在, 目前, still, currently)
+	past    bool // the question asks about the past (以前, 当初, used to, originally)
+	number  bool // the question asks for a number (几岁, how many, phone number)
+	// relation is the group of the user's people the question asks about
+	// ("我弟弟…", "my manager's…"), or "".
+	relation string
 	personal bool // the question is about the user themself
 }
 
@@ -108,6 +111,7 @@ func (r *run) observe() observation {
 	o.present = presentTense(lower, p.Markers["present"])
 	o.past = countHits(lower, p.Markers["past"].Words()) > 0
 	o.number = countHits(lower, p.Markers["number"].Words()) > 0
+	o.relation = relationOf(lower, p.Relations)
 	return o
 }
 
@@ -369,4 +373,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// relationOf names the group of the user's people that the question asks
+// about: one of its words right after 我/我的/my, or "".
+func relationOf(lower string, relations map[string]Lexicon) string {
+	for _, name := range sortedKeys(relations) {
+		for _, w := range relations[name].Words() {
+			w = strings.ToLower(w)
+			if strings.Contains(lower, "我"+w) || strings.Contains(lower, "我的"+w) || containsWord(lower, "my "+w) {
+				return name
+			}
+		}
+	}
+	return ""
 }

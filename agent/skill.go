@@ -34,6 +34,10 @@ type Params struct {
 	Intents     map[string]Intent  `yaml:"intents"`
 	Topics      map[string]Lexicon `yaml:"topics"`
 	Markers     map[string]Lexicon `yaml:"markers"`
+	// Relations are the user's people, one group of words each (孩子,
+	// 女儿, kid, daughter): a question about "my brother" is answered only
+	// by a message that mentions someone of that group.
+	Relations map[string]Lexicon `yaml:"relations"`
 }
 
 // RunLimits bound one recall.

@@ -408,6 +408,30 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		}
 		kept = withNumber
 	}
+	// A question about one of the user's people ("我弟弟在哪里上班？") is
+	// answered by messages that mention someone of that group.
+	if o.relation != "" {
+		words := slices.Clone(p.Relations[o.relation].Words())
+		// A name given with the relation ("my partner Alex") names them too.
+		for _, c := range r.seen {
+			if countHits(strings.ToLower(c.ev.Content), p.Relations[o.relation].Words()) > 0 {
+				for _, n := range names(c.ev.Content) {
+					if !slices.Contains(words, n) && !isStopWord(strings.ToLower(n)) {
+						words = append(words, n)
+					}
+				}
+			}
+		}
+		mentioning := kept[:0:0]
+		for _, c := range kept {
+			if countHits(strings.ToLower(c.ev.Content), words) > 0 {
+				mentioning = append(mentioning, c)
+				continue
+			}
+			r.note("set aside %s: does not mention the %s the question asks about", c.ev.MessageID, o.relation)
+		}
+		kept = mentioning
+	}
 	// Abstain unless some kept message bears out the question in absolute
 	// terms: a question about something never said still has a best hit.
 	if strongest, minimum := 0.0, r.minSupport(rel); len(kept) > 0 && minimum > 0 {
