@@ -30,7 +30,7 @@ type observation struct {
 	broad   []string
 	present bool // the question asks about now (现在, 目前, still, currently)
 	past    bool // the question asks about the past (以前, 当初, used to, originally)
-	number  bool // the question asks for a number (几岁, how many, phone number)
+	number  bool // the question asks for a quantity one message states (几岁, how old, phone number)
 	// relation is the group of the user's people the question asks about
 	// ("我弟弟…", "my manager's…"), or "".
 	relation string

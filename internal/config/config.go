@@ -115,7 +115,7 @@ type EmbedderConfig struct {
 	ZhModelDir string  `toml:"zh_model_dir"`
 	// UseWeight splits the rest between USE-Lite (this share of it,
 	// 0 < w < 1) and the hashing part: USE-Lite gets (1−ZhWeight)·UseWeight.
-	UseWeight float64 `toml:"use_weight"`
+	UseWeight float64  `toml:"use_weight"`
 	Dim       int      `toml:"dim"`
 	BaseURL   string   `toml:"base_url"`
 	Model     string   `toml:"model"`
