@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"database/sql"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -96,5 +98,133 @@ func TestVectorTiers(t *testing.T) {
 	batch("heavy", 0, 3)
 	if rows("vec_messages", "heavy") != 3 {
 		t.Fatal("returning user not in the small table")
+	}
+}
+
+// vecRowids is the sorted rowids of user's rows of vec0 table table, by
+// vec0's own (full-scan) filter on the partition key.
+func vecRowids(t *testing.T, s *Store, table, user string) []int64 {
+	t.Helper()
+	rows, err := s.w.QueryContext(t.Context(), `SELECT rowid FROM `+table+` WHERE user_id = ?`, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// unindex removes the vectors of user's messages seqs, as deleting them does.
+func unindex(t *testing.T, s *Store, user string, seqs ...int64) {
+	t.Helper()
+	err := s.update(t.Context(), func(tx *sql.Tx) error {
+		for _, seq := range seqs {
+			if err := s.unindexVector(t.Context(), tx, messageCorpus, user, seq, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPartitionRowids: the rowids read from vec0's shadow chunks are those
+// of vec0's own filter on the partition key, for users whose chunks
+// interleave and have deleted slots, and for a user without vectors.
+func TestPartitionRowids(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	for _, u := range []string{"a", "b"} {
+		f.store(u, 0, 40)
+	}
+	for range 4 {
+		f.write(f.pending("a", 7))
+		f.write(f.pending("b", 3))
+	}
+	a := vecRowids(t, s, "vec_messages", "a")
+	unindex(t, s, "a", a[0], a[8], a[9], a[len(a)-1])
+	for _, u := range []string{"a", "b", "nobody"} {
+		var got []int64
+		err := s.update(t.Context(), func(tx *sql.Tx) error {
+			var err error
+			got, err = partitionRowids(t.Context(), tx, "vec_messages", u)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if want := vecRowids(t, s, "vec_messages", u); !slices.Equal(got, want) {
+			t.Errorf("%s: partitionRowids %v, vec0 %v", u, got, want)
+		}
+	}
+}
+
+// TestPromoteMovesLiveRows: a move takes exactly the user's live vectors
+// (chunks shared in time with other users, slots deleted before the move)
+// to the large-chunk table, frees the user's small chunks, and leaves the
+// other users' vectors where they were.
+func TestPromoteMovesLiveRows(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	f.store("h", 0, promoteAt+10)
+	for _, u := range []string{"l1", "l2"} {
+		f.store(u, 0, 30)
+	}
+	for range 10 {
+		f.write(f.pending("h", 10))
+		f.write(f.pending("l1", 2))
+		f.write(f.pending("l2", 3))
+	}
+	h := vecRowids(t, s, "vec_messages", "h")
+	unindex(t, s, "h", h[1], h[50], h[99])
+	l1, l2 := vecRowids(t, s, "vec_messages", "l1"), vecRowids(t, s, "vec_messages", "l2")
+	f.write(f.pending("h", promoteAt-1-97))
+	want := vecRowids(t, s, "vec_messages", "h")
+	if big, _ := isBig(t.Context(), s.r, messageCorpus, "h"); big || len(want) != promoteAt-1 {
+		t.Fatalf("before the move: big %v, %d vectors", big, len(want))
+	}
+	last := f.pending("h", 1)
+	want = append(want, last[0].seq)
+	f.write(last)
+	if big, _ := isBig(t.Context(), s.r, messageCorpus, "h"); !big {
+		t.Fatal("h not moved")
+	}
+	if got := vecRowids(t, s, "vec_messages_big", "h"); !slices.Equal(got, want) {
+		t.Errorf("large table holds %v, want %v", got, want)
+	}
+	if got := vecRowids(t, s, "vec_messages", "h"); len(got) != 0 {
+		t.Errorf("small table still holds %v", got)
+	}
+	var chunks int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT count(*) FROM vec_messages_chunks WHERE partition00 = 'h'`).Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 0 {
+		t.Errorf("%d small chunks of h left", chunks)
+	}
+	if got := vecRowids(t, s, "vec_messages", "l1"); !slices.Equal(got, l1) {
+		t.Errorf("l1: %v, was %v", got, l1)
+	}
+	if got := vecRowids(t, s, "vec_messages", "l2"); !slices.Equal(got, l2) {
+		t.Errorf("l2: %v, was %v", got, l2)
+	}
+	for _, u := range []string{"l1", "l2"} {
+		if got := vecRowids(t, s, "vec_messages_big", u); len(got) != 0 {
+			t.Errorf("%s in the large table: %v", u, got)
+		}
 	}
 }
