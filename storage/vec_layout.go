@@ -167,31 +167,40 @@ func (s *Store) migrateVecLayout(ctx context.Context) error {
 // the machine's byte order, as vec0 memcpys them). A deleted row's slot
 // keeps its rowid and loses its bit.
 func partitionRowids(ctx context.Context, tx *sql.Tx, table, user string) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT validity, rowids FROM "`+table+`_chunks" WHERE partition00 = ? ORDER BY chunk_id`, user)
+	_, ids, err := partitionChunks(ctx, tx, table, user)
+	return ids, err
+}
+
+// partitionChunks returns the chunk ids of user's partition of vec0 table
+// table and the rowids of its live rows (see partitionRowids), in one scan
+// of <table>_chunks.
+func partitionChunks(ctx context.Context, tx *sql.Tx, table, user string) (chunks, ids []int64, _ error) {
+	rows, err := tx.QueryContext(ctx, `SELECT chunk_id, validity, rowids FROM "`+table+`_chunks" WHERE partition00 = ? ORDER BY chunk_id`, user)
 	if err != nil {
-		return nil, fmt.Errorf("%s chunks: %w", table, err)
+		return nil, nil, fmt.Errorf("%s chunks: %w", table, err)
 	}
 	defer rows.Close()
-	var ids []int64
 	for rows.Next() {
+		var chunk int64
 		var validity, rowids []byte
-		if err := rows.Scan(&validity, &rowids); err != nil {
-			return nil, fmt.Errorf("%s chunks: %w", table, err)
+		if err := rows.Scan(&chunk, &validity, &rowids); err != nil {
+			return nil, nil, fmt.Errorf("%s chunks: %w", table, err)
 		}
+		chunks = append(chunks, chunk)
 		for slot := range len(validity) * 8 {
 			if validity[slot/8]&(1<<(slot%8)) == 0 {
 				continue
 			}
 			if (slot+1)*8 > len(rowids) {
-				return nil, fmt.Errorf("%s chunks: slot %d past the rowids (%d bytes)", table, slot, len(rowids))
+				return nil, nil, fmt.Errorf("%s chunk %d: slot %d past the rowids (%d bytes)", table, chunk, slot, len(rowids))
 			}
 			ids = append(ids, int64(binary.NativeEndian.Uint64(rowids[slot*8:])))
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s chunks: %w", table, err)
+		return nil, nil, fmt.Errorf("%s chunks: %w", table, err)
 	}
-	return ids, nil
+	return chunks, ids, nil
 }
 
 // deleteRowids deletes the rows ids of vec0 table table, one point
@@ -200,15 +209,8 @@ func deleteRowids(ctx context.Context, tx *sql.Tx, table string, ids []int64) er
 	if len(ids) == 0 {
 		return nil
 	}
-	del, err := tx.PrepareContext(ctx, `DELETE FROM `+table+` WHERE rowid = ?`)
-	if err != nil {
-		return fmt.Errorf("%s: %w", table, err)
-	}
-	defer del.Close()
-	for _, id := range ids {
-		if _, err := del.ExecContext(ctx, id); err != nil {
-			return fmt.Errorf("%s vector %d: %w", table, id, err)
-		}
+	if err := execEach(ctx, tx, `DELETE FROM `+table+` WHERE rowid = ?`, ids); err != nil {
+		return fmt.Errorf("%s vectors: %w", table, err)
 	}
 	return nil
 }
@@ -240,9 +242,12 @@ func deleteUserVectors(ctx context.Context, tx *sql.Tx, table, user string) ([]i
 // given to the next chunk, whose id AUTOINCREMENT makes larger). An emptied
 // row costs a few bytes.
 func freeUserChunks(ctx context.Context, tx *sql.Tx, table, user string) error {
-	left, err := partitionRowids(ctx, tx, table, user)
+	chunks, left, err := partitionChunks(ctx, tx, table, user)
 	if err != nil {
 		return err
+	}
+	if len(chunks) == 0 {
+		return nil
 	}
 	if len(left) != 0 {
 		return fmt.Errorf("%s: %d vectors of the user left; chunks kept", table, len(left))
@@ -265,13 +270,30 @@ func freeUserChunks(ctx context.Context, tx *sql.Tx, table, user string) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("%s chunks: %w", table, err)
 	}
+	// By chunk id, each statement a lookup: <table>_chunks has no index on
+	// partition00, so a statement filtering on it scans every chunk.
 	for _, sh := range shadows {
-		if _, err := tx.ExecContext(ctx, `UPDATE "`+sh+`" SET `+shadowCol(sh)+` = X'' WHERE rowid IN (SELECT chunk_id FROM "`+table+`_chunks" WHERE partition00 = ?)`, user); err != nil {
+		if err := execEach(ctx, tx, `UPDATE "`+sh+`" SET `+shadowCol(sh)+` = X'' WHERE rowid = ?`, chunks); err != nil {
 			return fmt.Errorf("%s: %w", sh, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM "`+table+`_chunks" WHERE partition00 = ?`, user); err != nil {
+	if err := execEach(ctx, tx, `DELETE FROM "`+table+`_chunks" WHERE chunk_id = ?`, chunks); err != nil {
 		return fmt.Errorf("%s chunks: %w", table, err)
+	}
+	return nil
+}
+
+// execEach runs query, prepared once, with each of args.
+func execEach(ctx context.Context, tx *sql.Tx, query string, args []int64) error {
+	st, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, a := range args {
+		if _, err := st.ExecContext(ctx, a); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -95,19 +95,21 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, c corpus, user string) 
 			sel[i] = "vec_int8(embedding)"
 		case "coarse":
 			sel[i] = "vec_bit(coarse)"
+		case "user_id":
+			sel[i] = "?2" // vec0 reads a row's partition key with a statement it prepares for it
 		default:
 			sel[i] = col
 		}
 	}
 	// One point read and insertion a row: vec0 plans `WHERE user_id = ?`
 	// and `rowid IN (…)` as full scans of the table (partitionRowids).
-	move, err := tx.PrepareContext(ctx, `INSERT INTO `+big+` (`+strings.Join(cols, ", ")+`) SELECT `+strings.Join(sel, ", ")+` FROM `+c.vec+` WHERE rowid = ?`)
+	move, err := tx.PrepareContext(ctx, `INSERT INTO `+big+` (`+strings.Join(cols, ", ")+`) SELECT `+strings.Join(sel, ", ")+` FROM `+c.vec+` WHERE rowid = ?1`)
 	if err != nil {
 		return fmt.Errorf("storage: promote %s vectors: %w", c.rows, err)
 	}
 	defer move.Close()
 	for _, id := range ids {
-		if _, err := move.ExecContext(ctx, id); err != nil {
+		if _, err := move.ExecContext(ctx, id, user); err != nil {
 			return fmt.Errorf("storage: promote %s vector %d: %w", c.rows, id, err)
 		}
 	}
