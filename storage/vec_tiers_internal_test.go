@@ -2,6 +2,7 @@ package storage
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -226,5 +227,44 @@ func TestPromoteMovesLiveRows(t *testing.T) {
 		if got := vecRowids(t, s, "vec_messages_big", u); len(got) != 0 {
 			t.Errorf("%s in the large table: %v", u, got)
 		}
+	}
+}
+
+// TestPromoteRollsBack: a move is part of the transaction that stores the
+// crossing vector, so a transaction cut short (as a crash cuts it) leaves
+// every vector where it was, and the retry moves them.
+func TestPromoteRollsBack(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	f.store("h", 0, promoteAt)
+	f.write(f.pending("h", promoteAt-1))
+	last := f.pending("h", 1)
+	cut := errors.New("cut")
+	err := s.update(t.Context(), func(tx *sql.Tx) error {
+		if err := s.writeVectors(t.Context(), tx, messageCorpus, last); err != nil {
+			return err
+		}
+		if big, err := isBig(t.Context(), tx, messageCorpus, "h"); err != nil || !big {
+			t.Errorf("not moved inside the transaction: %v %v", big, err)
+		}
+		return cut
+	})
+	if !errors.Is(err, cut) {
+		t.Fatal(err)
+	}
+	p, err := s.VectorPlacement(t.Context(), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VectorPlacement{Stored: promoteAt - 1, Small: promoteAt - 1}); p != want {
+		t.Fatalf("after the cut: %+v, want %+v", p, want)
+	}
+	f.write(last)
+	p, err = s.VectorPlacement(t.Context(), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VectorPlacement{Stored: promoteAt, Big: promoteAt, Promoted: true}); p != want {
+		t.Fatalf("after the retry: %+v, want %+v", p, want)
 	}
 }
