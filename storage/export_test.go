@@ -23,11 +23,11 @@ func (s *Store) VectorPlacement(ctx context.Context, user string) (VectorPlaceme
 		return p, err
 	}
 	defer tx.Rollback()
-	small, err := partitionRowids(ctx, tx, messageCorpus.vec, user)
+	_, small, err := partitionChunks(ctx, tx, messageCorpus.vec, user)
 	if err != nil {
 		return p, err
 	}
-	big, err := partitionRowids(ctx, tx, messageCorpus.vec+bigSuffix, user)
+	_, big, err := partitionChunks(ctx, tx, messageCorpus.vec+bigSuffix, user)
 	if err != nil {
 		return p, err
 	}

@@ -17,11 +17,13 @@ import (
 // count to promoteAt, with all of their vectors. vec_big_users records who
 // moved; the user stays there (deleting messages does not move them back).
 // Isolation is the same in both: the partition key, inside vec0. The move
-// finds the user's rows in vec0's shadow chunks and moves them one point
-// read, insertion and deletion at a time (partitionRowids): it costs about
-// what storing those vectors did (60–75 ms beside 100–1,600 other users in
-// BenchmarkPromote), where selecting them by user_id scanned every user's
-// rows (0.1 s beside 100 users, 1.5 s beside 1,600, 3 s at 1,000 × 255).
+// finds the user's rows in vec0's shadow chunks (partitionChunks), copies
+// them one point read and insertion at a time, and drops the user's
+// partition of the small table whole (dropPartition): it costs less than
+// storing those vectors did (40–60 ms beside 100–1,600 other users in
+// BenchmarkPromote, against about 90 ms for 255 new vectors), where
+// selecting them by user_id scanned every user's rows (0.1 s beside 100
+// users, 1.5 s beside 1,600, 3 s at 1,000 users of 255 vectors).
 const (
 	bigSuffix       = "_big"
 	vecBigChunkSize = 1024
@@ -83,7 +85,7 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, c corpus, user string) 
 		return nil
 	}
 	big := c.vec + bigSuffix
-	ids, err := partitionRowids(ctx, tx, c.vec, user)
+	chunks, ids, err := partitionChunks(ctx, tx, c.vec, user)
 	if err != nil {
 		return fmt.Errorf("storage: promote %s vectors: %w", c.rows, err)
 	}
@@ -102,7 +104,7 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, c corpus, user string) 
 		}
 	}
 	// One point read and insertion a row: vec0 plans `WHERE user_id = ?`
-	// and `rowid IN (…)` as full scans of the table (partitionRowids).
+	// and `rowid IN (…)` as full scans of the table (partitionChunks).
 	move, err := tx.PrepareContext(ctx, `INSERT INTO `+big+` (`+strings.Join(cols, ", ")+`) SELECT `+strings.Join(sel, ", ")+` FROM `+c.vec+` WHERE rowid = ?1`)
 	if err != nil {
 		return fmt.Errorf("storage: promote %s vectors: %w", c.rows, err)
@@ -113,13 +115,10 @@ func (s *Store) promote(ctx context.Context, tx *sql.Tx, c corpus, user string) 
 			return fmt.Errorf("storage: promote %s vector %d: %w", c.rows, id, err)
 		}
 	}
-	if err := deleteRowids(ctx, tx, c.vec, ids); err != nil {
+	if err := dropPartition(ctx, tx, c.vec, chunks, ids); err != nil {
 		return fmt.Errorf("storage: promote %s vectors: %w", c.rows, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO vec_big_users (vec, user_id) VALUES (?, ?)`, c.vec, user); err != nil {
-		return fmt.Errorf("storage: promote %s vectors: %w", c.rows, err)
-	}
-	if err := freeUserChunks(ctx, tx, c.vec, user); err != nil {
 		return fmt.Errorf("storage: promote %s vectors: %w", c.rows, err)
 	}
 	s.log.Info("user's vectors moved to large chunks", "table", big, "vectors", len(ids))

@@ -28,12 +28,14 @@ func newTierFixture(tb testing.TB) *tierFixture {
 }
 
 // store inserts n messages of user (ids from..from+n-1) without vectors.
+// Their conversation id is longer than vec0 keeps in a metadata chunk (12
+// bytes), so that each vector also has a row in a _metadatatext table.
 func (f *tierFixture) store(user string, from, n int) {
 	f.tb.Helper()
 	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	msgs := make([]Message, n)
 	for i := range msgs {
-		msgs[i] = Message{ID: fmt.Sprintf("m%d", from+i), ConversationID: "c", Role: RoleUser,
+		msgs[i] = Message{ID: fmt.Sprintf("m%d", from+i), ConversationID: "conversation-of-the-tier-tests", Role: RoleUser,
 			Content: fmt.Sprintf("note %d", from+i), CreatedAt: at.Add(time.Duration(from+i) * time.Minute)}
 	}
 	if _, err := f.s.Insert(f.tb.Context(), user, msgs); err != nil {

@@ -142,10 +142,10 @@ func unindex(t *testing.T, s *Store, user string, seqs ...int64) {
 	}
 }
 
-// TestPartitionRowids: the rowids read from vec0's shadow chunks are those
+// TestPartitionChunks: the rowids read from vec0's shadow chunks are those
 // of vec0's own filter on the partition key, for users whose chunks
 // interleave and have deleted slots, and for a user without vectors.
-func TestPartitionRowids(t *testing.T) {
+func TestPartitionChunks(t *testing.T) {
 	f := newTierFixture(t)
 	s := f.s
 	for _, u := range []string{"a", "b"} {
@@ -161,7 +161,7 @@ func TestPartitionRowids(t *testing.T) {
 		var got []int64
 		err := s.update(t.Context(), func(tx *sql.Tx) error {
 			var err error
-			got, err = partitionRowids(t.Context(), tx, "vec_messages", u)
+			_, got, err = partitionChunks(t.Context(), tx, "vec_messages", u)
 			return err
 		})
 		if err != nil {
@@ -169,7 +169,7 @@ func TestPartitionRowids(t *testing.T) {
 		}
 		slices.Sort(got)
 		if want := vecRowids(t, s, "vec_messages", u); !slices.Equal(got, want) {
-			t.Errorf("%s: partitionRowids %v, vec0 %v", u, got, want)
+			t.Errorf("%s: partitionChunks %v, vec0 %v", u, got, want)
 		}
 	}
 }
@@ -227,6 +227,54 @@ func TestPromoteMovesLiveRows(t *testing.T) {
 		if got := vecRowids(t, s, "vec_messages_big", u); len(got) != 0 {
 			t.Errorf("%s in the large table: %v", u, got)
 		}
+	}
+	// No trace of h's rows in the small table's row-keyed shadow tables
+	// (the conversation id is long text: vec_messages_metadatatext02),
+	// while the other users' rows keep theirs; vec0 finds none by point
+	// read or KNN.
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := s.r.QueryRowContext(t.Context(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, sh := range []string{"vec_messages_rowids", "vec_messages_metadatatext02"} {
+		in := func(ids []int64) int {
+			n := 0
+			for _, id := range ids {
+				n += count(`SELECT count(*) FROM `+sh+` WHERE rowid = ?`, id)
+			}
+			return n
+		}
+		if n := in(want); n != 0 {
+			t.Errorf("%s: %d rows of h left", sh, n)
+		}
+		if n := in(append(slices.Clone(l1), l2...)); n != len(l1)+len(l2) {
+			t.Errorf("%s: %d rows of l1 and l2, want %d", sh, n, len(l1)+len(l2))
+		}
+	}
+	if n := count(`SELECT count(*) FROM vec_messages WHERE rowid = ?`, want[0]); n != 0 {
+		t.Errorf("point read of a moved row: %d rows", n)
+	}
+	knn := func(table, user string) int {
+		return count(`SELECT count(*) FROM `+table+` WHERE embedding MATCH vec_int8(?) AND k = 10 AND user_id = ?`, make([]byte, s.emb.Dim()), user)
+	}
+	if n := knn("vec_messages", "h"); n != 0 {
+		t.Errorf("small table KNN of h: %d rows", n)
+	}
+	if n := knn("vec_messages_big", "h"); n != 10 {
+		t.Errorf("large table KNN of h: %d rows, want 10", n)
+	}
+	// The small table goes on: l1's later vectors take new chunks beside
+	// the dropped ones.
+	f.write(f.pending("l1", 10))
+	if got := vecRowids(t, s, "vec_messages", "l1"); len(got) != len(l1)+10 {
+		t.Errorf("l1 after 10 more: %d rows, want %d", len(got), len(l1)+10)
+	}
+	if n := knn("vec_messages", "l1"); n != 10 {
+		t.Errorf("small table KNN of l1: %d rows, want 10", n)
 	}
 }
 
