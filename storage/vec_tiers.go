@@ -20,8 +20,8 @@ import (
 // finds the user's rows in vec0's shadow chunks (partitionChunks), copies
 // them one point read and insertion at a time, and drops the user's
 // partition of the small table whole (dropPartition): it costs less than
-// storing those vectors did (40–60 ms beside 100–1,600 other users in
-// BenchmarkPromote, against about 90 ms for 255 new vectors), where
+// storing those vectors did (50–70 ms beside 100–1,600 other users in
+// BenchmarkPromote, against about 100 ms for 255 new vectors), where
 // selecting them by user_id scanned every user's rows (0.1 s beside 100
 // users, 1.5 s beside 1,600, 3 s at 1,000 users of 255 vectors).
 const (
