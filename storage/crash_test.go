@@ -101,7 +101,16 @@ func TestCrashSafety(t *testing.T) {
 	if err != nil || st.Pending != 0 {
 		t.Fatalf("outbox not drained: %+v %v", st, err)
 	}
-	t.Logf("%d runs, %d acknowledged messages, %d stored", runs, len(acked), n)
+	// Each vector is in exactly one of the two tiers, the one the user's
+	// promotion (a transaction the kills may have cut) says.
+	p, err := s.VectorPlacement(t.Context(), "crash-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Both != 0 || p.Small+p.Big != p.Stored || p.Stored != n || (p.Promoted && p.Small != 0) || (!p.Promoted && p.Big != 0) {
+		t.Fatalf("vectors after recovery: %+v, %d messages", p, n)
+	}
+	t.Logf("%d runs, %d acknowledged messages, %d stored, vectors %+v", runs, len(acked), n, p)
 }
 
 // TestEventCrashChild is the child of TestEventIndexCrashSafety: it stores

@@ -125,11 +125,8 @@ func (s *Store) indexEventVectors(ctx context.Context, tx *sql.Tx, evs []pending
 func (s *Store) deleteUserEvents(ctx context.Context, tx *sql.Tx, user string) error {
 	if s.vecTable {
 		for _, t := range []string{"vec_events", "vec_events" + bigSuffix} {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE rowid IN (SELECT rowid FROM `+t+` WHERE user_id = ?)`, user); err != nil {
+			if _, err := deleteUserVectors(ctx, tx, t, user); err != nil {
 				return fmt.Errorf("event vectors: %w", err)
-			}
-			if err := freeUserChunks(ctx, tx, t, user); err != nil {
-				return err
 			}
 		}
 	}

@@ -534,24 +534,27 @@ func (s *Store) DeleteUser(ctx context.Context, user string) (_ int, err error) 
 		c, _ := r.RowsAffected()
 		n = int(c)
 		if s.vecTable {
+			rescore, err := tx.PrepareContext(ctx, `DELETE FROM vec_rescore WHERE seq = ?`)
+			if err != nil {
+				return err
+			}
+			defer rescore.Close()
 			for _, t := range []string{"vec_messages", "vec_messages" + bigSuffix} {
-				if _, err := tx.ExecContext(ctx, `DELETE FROM vec_rescore WHERE seq IN (SELECT rowid FROM `+t+` WHERE user_id = ?)`, user); err != nil {
-					return err
-				}
-				if _, err := tx.ExecContext(ctx, `DELETE FROM `+t+` WHERE rowid IN (SELECT rowid FROM `+t+` WHERE user_id = ?)`, user); err != nil {
+				seqs, err := deleteUserVectors(ctx, tx, t, user)
+				if err != nil {
 					return fmt.Errorf("vectors: %w", err)
+				}
+				for _, seq := range seqs {
+					if _, err := rescore.ExecContext(ctx, seq); err != nil {
+						return err
+					}
 				}
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_big_users WHERE user_id = ?`, user); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM vec_profiles WHERE rowid IN (SELECT rowid FROM vec_profiles WHERE user_id = ?)`, user); err != nil {
+			if _, err := deleteUserVectors(ctx, tx, "vec_profiles", user); err != nil {
 				return fmt.Errorf("profile vectors: %w", err)
-			}
-			for _, t := range []string{"vec_messages", "vec_messages" + bigSuffix, "vec_profiles"} {
-				if err := freeUserChunks(ctx, tx, t, user); err != nil {
-					return err
-				}
 			}
 		}
 		if err := s.deleteUserEvents(ctx, tx, user); err != nil {

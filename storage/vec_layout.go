@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -152,52 +153,139 @@ func (s *Store) migrateVecLayout(ctx context.Context) error {
 	return nil
 }
 
-// freeUserChunks frees the chunks of user's partition of vec0 table
-// table, once tx has deleted every row of it. vec0 (0.1.6) clears a deleted
-// row's slot but never a chunk, so without this a forgotten user's chunks
-// stayed in the file for good. The chunks live in vec0's shadow tables:
-// <table>_chunks (one row a chunk, with the partition key in partition00)
-// and, by chunk id, <table>_vector_chunksNN and <table>_metadatachunksNN.
-// The chunk's row goes from <table>_chunks, so a later vector of the user
-// starts a new chunk. The rows of the other two are emptied, not deleted:
-// their column "rowid" is not the table's rowid, and vec0 opens a chunk's
-// blob by the table's rowid, which it expects to equal the chunk id; that
-// holds only while no row is deleted (a deleted last row's rowid would be
-// given to the next chunk, whose id AUTOINCREMENT makes larger). An emptied
-// row costs a few bytes.
-func freeUserChunks(ctx context.Context, tx *sql.Tx, table, user string) error {
-	var left int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE user_id = ?`, user).Scan(&left); err != nil {
-		return fmt.Errorf("%s: %w", table, err)
+// partitionChunks returns the chunk ids of user's partition of vec0 table
+// table and the rowids of its live rows. vec0 (0.1.6) answers `WHERE
+// user_id = ?` outside a KNN query with a full scan: it visits every row of
+// the table and reads its partition key with a statement it prepares for
+// that row (about 4 µs a row), so selecting one user's rows, or deleting
+// them by a subquery, cost a scan of every user's (3 s for a tier move at
+// 1,000 users of 255 vectors). `rowid IN (…)` is no better: outside KNN,
+// vec0 plans it as a full scan too; only `rowid = ?` is a point lookup.
+// This reads vec0's shadow table <table>_chunks instead, a plain table of
+// one row a chunk: user's chunks (partition00), each with the bitmap of its
+// live slots (validity, slot 8i+j at bit j of byte i) and the rowid of each
+// slot (rowids, int64s in the machine's byte order, as vec0 memcpys them).
+// A deleted row's slot keeps its rowid and loses its bit.
+func partitionChunks(ctx context.Context, tx *sql.Tx, table, user string) (chunks, ids []int64, _ error) {
+	rows, err := tx.QueryContext(ctx, `SELECT chunk_id, validity, rowids FROM "`+table+`_chunks" WHERE partition00 = ? ORDER BY chunk_id`, user)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s chunks: %w", table, err)
 	}
-	if left != 0 {
-		return fmt.Errorf("%s: %d vectors of the user left; chunks kept", table, left)
+	defer rows.Close()
+	for rows.Next() {
+		var chunk int64
+		var validity, rowids []byte
+		if err := rows.Scan(&chunk, &validity, &rowids); err != nil {
+			return nil, nil, fmt.Errorf("%s chunks: %w", table, err)
+		}
+		chunks = append(chunks, chunk)
+		for slot := range len(validity) * 8 {
+			if validity[slot/8]&(1<<(slot%8)) == 0 {
+				continue
+			}
+			if (slot+1)*8 > len(rowids) {
+				return nil, nil, fmt.Errorf("%s chunk %d: slot %d past the rowids (%d bytes)", table, chunk, slot, len(rowids))
+			}
+			ids = append(ids, int64(binary.NativeEndian.Uint64(rowids[slot*8:])))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("%s chunks: %w", table, err)
+	}
+	return chunks, ids, nil
+}
+
+// deleteUserVectors deletes user's vectors from vec0 table table and frees
+// their chunks (dropPartition); it returns the rowids it deleted.
+func deleteUserVectors(ctx context.Context, tx *sql.Tx, table, user string) ([]int64, error) {
+	chunks, ids, err := partitionChunks(ctx, tx, table, user)
+	if err != nil {
+		return nil, err
+	}
+	return ids, dropPartition(ctx, tx, table, chunks, ids)
+}
+
+// dropPartition removes a user's partition from vec0 table table: chunks,
+// its chunks, and ids, all its live rows (partitionChunks). vec0 (0.1.6)
+// deletes a row by clearing its slot in the chunk (validity, each metadata
+// column: five blobs opened and written, about 45 µs a row) and removing
+// its row of <table>_rowids and of any row-keyed shadow table; it never
+// frees a chunk, so a forgotten user's chunks stayed in the file for good.
+// Since the whole partition goes, this skips the slots and works on the
+// shadow tables directly:
+//   - the rows go from the row-keyed tables: <table>_rowids (rowid, the
+//     vec0 rowid), <table>_metadatatextNN (text metadata longer than 12
+//     bytes) and <table>_auxiliary;
+//   - the chunks' rows go from <table>_chunks (one row a chunk, the
+//     partition key in partition00), so a later vector of the user starts
+//     a new chunk;
+//   - their rows of <table>_vector_chunksNN and <table>_metadatachunksNN
+//     are emptied, not deleted: their column "rowid" is not the table's
+//     rowid, and vec0 opens a chunk's blob by the table's rowid, which it
+//     expects to equal the chunk id; that holds only while no row is
+//     deleted (a deleted last row's rowid would be given to the next
+//     chunk, whose id AUTOINCREMENT makes larger). An emptied row costs a
+//     few bytes.
+//
+// vec0's own view afterwards is that of deleting each row: no point read,
+// scan or KNN query finds them (TestPromoteMovesLiveRows).
+func dropPartition(ctx context.Context, tx *sql.Tx, table string, chunks, ids []int64) error {
+	if len(chunks) == 0 {
+		return nil
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'
-		AND (name GLOB ?1 || '_vector_chunks[0-9][0-9]' OR name GLOB ?1 || '_metadatachunks[0-9][0-9]')`, table)
+		AND (name GLOB ?1 || '_vector_chunks[0-9][0-9]' OR name GLOB ?1 || '_metadatachunks[0-9][0-9]'
+		OR name GLOB ?1 || '_metadatatext[0-9][0-9]' OR name = ?1 || '_auxiliary')`, table)
 	if err != nil {
-		return fmt.Errorf("%s chunks: %w", table, err)
+		return fmt.Errorf("%s shadow tables: %w", table, err)
 	}
-	var shadows []string
+	byRow := []string{table + "_rowids"}
+	var byChunk []string
 	for rows.Next() {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			rows.Close()
-			return fmt.Errorf("%s chunks: %w", table, err)
+			return fmt.Errorf("%s shadow tables: %w", table, err)
 		}
-		shadows = append(shadows, n)
+		if strings.Contains(n, "_metadatatext") || strings.HasSuffix(n, "_auxiliary") {
+			byRow = append(byRow, n)
+		} else {
+			byChunk = append(byChunk, n)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("%s chunks: %w", table, err)
+		return fmt.Errorf("%s shadow tables: %w", table, err)
 	}
-	for _, sh := range shadows {
-		if _, err := tx.ExecContext(ctx, `UPDATE "`+sh+`" SET `+shadowCol(sh)+` = X'' WHERE rowid IN (SELECT chunk_id FROM "`+table+`_chunks" WHERE partition00 = ?)`, user); err != nil {
+	// Each statement a lookup by key: <table>_chunks has no index on
+	// partition00, so a statement filtering on it scans every chunk.
+	for _, sh := range byRow {
+		if err := execEach(ctx, tx, `DELETE FROM "`+sh+`" WHERE rowid = ?`, ids); err != nil {
 			return fmt.Errorf("%s: %w", sh, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM "`+table+`_chunks" WHERE partition00 = ?`, user); err != nil {
+	for _, sh := range byChunk {
+		if err := execEach(ctx, tx, `UPDATE "`+sh+`" SET `+shadowCol(sh)+` = X'' WHERE rowid = ?`, chunks); err != nil {
+			return fmt.Errorf("%s: %w", sh, err)
+		}
+	}
+	if err := execEach(ctx, tx, `DELETE FROM "`+table+`_chunks" WHERE chunk_id = ?`, chunks); err != nil {
 		return fmt.Errorf("%s chunks: %w", table, err)
+	}
+	return nil
+}
+
+// execEach runs query, prepared once, with each of args.
+func execEach(ctx context.Context, tx *sql.Tx, query string, args []int64) error {
+	st, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, a := range args {
+		if _, err := st.ExecContext(ctx, a); err != nil {
+			return err
+		}
 	}
 	return nil
 }

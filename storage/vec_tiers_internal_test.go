@@ -1,7 +1,10 @@
 package storage
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -96,5 +99,220 @@ func TestVectorTiers(t *testing.T) {
 	batch("heavy", 0, 3)
 	if rows("vec_messages", "heavy") != 3 {
 		t.Fatal("returning user not in the small table")
+	}
+}
+
+// vecRowids is the sorted rowids of user's rows of vec0 table table, by
+// vec0's own (full-scan) filter on the partition key.
+func vecRowids(t *testing.T, s *Store, table, user string) []int64 {
+	t.Helper()
+	rows, err := s.w.QueryContext(t.Context(), `SELECT rowid FROM `+table+` WHERE user_id = ?`, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// unindex removes the vectors of user's messages seqs, as deleting them does.
+func unindex(t *testing.T, s *Store, user string, seqs ...int64) {
+	t.Helper()
+	err := s.update(t.Context(), func(tx *sql.Tx) error {
+		for _, seq := range seqs {
+			if err := s.unindexVector(t.Context(), tx, messageCorpus, user, seq, ""); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPartitionChunks: the rowids read from vec0's shadow chunks are those
+// of vec0's own filter on the partition key, for users whose chunks
+// interleave and have deleted slots, and for a user without vectors.
+func TestPartitionChunks(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	for _, u := range []string{"a", "b"} {
+		f.store(u, 0, 40)
+	}
+	for range 4 {
+		f.write(f.pending("a", 7))
+		f.write(f.pending("b", 3))
+	}
+	a := vecRowids(t, s, "vec_messages", "a")
+	unindex(t, s, "a", a[0], a[8], a[9], a[len(a)-1])
+	for _, u := range []string{"a", "b", "nobody"} {
+		var got []int64
+		err := s.update(t.Context(), func(tx *sql.Tx) error {
+			var err error
+			_, got, err = partitionChunks(t.Context(), tx, "vec_messages", u)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(got)
+		if want := vecRowids(t, s, "vec_messages", u); !slices.Equal(got, want) {
+			t.Errorf("%s: partitionChunks %v, vec0 %v", u, got, want)
+		}
+	}
+}
+
+// TestPromoteMovesLiveRows: a move takes exactly the user's live vectors
+// (chunks shared in time with other users, slots deleted before the move)
+// to the large-chunk table, frees the user's small chunks, and leaves the
+// other users' vectors where they were.
+func TestPromoteMovesLiveRows(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	f.store("h", 0, promoteAt+10)
+	for _, u := range []string{"l1", "l2"} {
+		f.store(u, 0, 30)
+	}
+	for range 10 {
+		f.write(f.pending("h", 10))
+		f.write(f.pending("l1", 2))
+		f.write(f.pending("l2", 3))
+	}
+	h := vecRowids(t, s, "vec_messages", "h")
+	unindex(t, s, "h", h[1], h[50], h[99])
+	l1, l2 := vecRowids(t, s, "vec_messages", "l1"), vecRowids(t, s, "vec_messages", "l2")
+	f.write(f.pending("h", promoteAt-1-97))
+	want := vecRowids(t, s, "vec_messages", "h")
+	if big, _ := isBig(t.Context(), s.r, messageCorpus, "h"); big || len(want) != promoteAt-1 {
+		t.Fatalf("before the move: big %v, %d vectors", big, len(want))
+	}
+	last := f.pending("h", 1)
+	want = append(want, last[0].seq)
+	f.write(last)
+	if big, _ := isBig(t.Context(), s.r, messageCorpus, "h"); !big {
+		t.Fatal("h not moved")
+	}
+	if got := vecRowids(t, s, "vec_messages_big", "h"); !slices.Equal(got, want) {
+		t.Errorf("large table holds %v, want %v", got, want)
+	}
+	if got := vecRowids(t, s, "vec_messages", "h"); len(got) != 0 {
+		t.Errorf("small table still holds %v", got)
+	}
+	var chunks int
+	if err := s.r.QueryRowContext(t.Context(), `SELECT count(*) FROM vec_messages_chunks WHERE partition00 = 'h'`).Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	if chunks != 0 {
+		t.Errorf("%d small chunks of h left", chunks)
+	}
+	if got := vecRowids(t, s, "vec_messages", "l1"); !slices.Equal(got, l1) {
+		t.Errorf("l1: %v, was %v", got, l1)
+	}
+	if got := vecRowids(t, s, "vec_messages", "l2"); !slices.Equal(got, l2) {
+		t.Errorf("l2: %v, was %v", got, l2)
+	}
+	for _, u := range []string{"l1", "l2"} {
+		if got := vecRowids(t, s, "vec_messages_big", u); len(got) != 0 {
+			t.Errorf("%s in the large table: %v", u, got)
+		}
+	}
+	// No trace of h's rows in the small table's row-keyed shadow tables
+	// (the conversation id is long text: vec_messages_metadatatext02),
+	// while the other users' rows keep theirs; vec0 finds none by point
+	// read or KNN.
+	count := func(q string, args ...any) int {
+		t.Helper()
+		var n int
+		if err := s.r.QueryRowContext(t.Context(), q, args...).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, sh := range []string{"vec_messages_rowids", "vec_messages_metadatatext02"} {
+		in := func(ids []int64) int {
+			n := 0
+			for _, id := range ids {
+				n += count(`SELECT count(*) FROM `+sh+` WHERE rowid = ?`, id)
+			}
+			return n
+		}
+		if n := in(want); n != 0 {
+			t.Errorf("%s: %d rows of h left", sh, n)
+		}
+		if n := in(append(slices.Clone(l1), l2...)); n != len(l1)+len(l2) {
+			t.Errorf("%s: %d rows of l1 and l2, want %d", sh, n, len(l1)+len(l2))
+		}
+	}
+	if n := count(`SELECT count(*) FROM vec_messages WHERE rowid = ?`, want[0]); n != 0 {
+		t.Errorf("point read of a moved row: %d rows", n)
+	}
+	knn := func(table, user string) int {
+		return count(`SELECT count(*) FROM `+table+` WHERE embedding MATCH vec_int8(?) AND k = 10 AND user_id = ?`, make([]byte, s.emb.Dim()), user)
+	}
+	if n := knn("vec_messages", "h"); n != 0 {
+		t.Errorf("small table KNN of h: %d rows", n)
+	}
+	if n := knn("vec_messages_big", "h"); n != 10 {
+		t.Errorf("large table KNN of h: %d rows, want 10", n)
+	}
+	// The small table goes on: l1's later vectors take new chunks beside
+	// the dropped ones.
+	f.write(f.pending("l1", 10))
+	if got := vecRowids(t, s, "vec_messages", "l1"); len(got) != len(l1)+10 {
+		t.Errorf("l1 after 10 more: %d rows, want %d", len(got), len(l1)+10)
+	}
+	if n := knn("vec_messages", "l1"); n != 10 {
+		t.Errorf("small table KNN of l1: %d rows, want 10", n)
+	}
+}
+
+// TestPromoteRollsBack: a move is part of the transaction that stores the
+// crossing vector, so a transaction cut short (as a crash cuts it) leaves
+// every vector where it was, and the retry moves them.
+func TestPromoteRollsBack(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	f.store("h", 0, promoteAt)
+	f.write(f.pending("h", promoteAt-1))
+	last := f.pending("h", 1)
+	cut := errors.New("cut")
+	err := s.update(t.Context(), func(tx *sql.Tx) error {
+		if err := s.writeVectors(t.Context(), tx, messageCorpus, last); err != nil {
+			return err
+		}
+		if big, err := isBig(t.Context(), tx, messageCorpus, "h"); err != nil || !big {
+			t.Errorf("not moved inside the transaction: %v %v", big, err)
+		}
+		return cut
+	})
+	if !errors.Is(err, cut) {
+		t.Fatal(err)
+	}
+	p, err := s.VectorPlacement(t.Context(), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VectorPlacement{Stored: promoteAt - 1, Small: promoteAt - 1}); p != want {
+		t.Fatalf("after the cut: %+v, want %+v", p, want)
+	}
+	f.write(last)
+	p, err = s.VectorPlacement(t.Context(), "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (VectorPlacement{Stored: promoteAt, Big: promoteAt, Promoted: true}); p != want {
+		t.Fatalf("after the retry: %+v, want %+v", p, want)
 	}
 }
