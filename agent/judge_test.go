@@ -34,6 +34,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m10", day(3, 25), "Atlas 这个项目我负责后端接口"),
 		user("m11", day(4, 12), "Atlas 的上线推迟到五月了"),
 		user("m12", day(4, 14), "My partner Sam works as a nurse, mostly night shifts"),
+		user("m13", day(4, 29), "今天去体检了，医生说血脂有点高"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -69,6 +70,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},
 		{name: "a relative never spoken of", question: "我妹妹对什么过敏？", noEvidence: true, forbidden: []string{"m3"}, note: "does not mention the sibling"},
 		{name: "a relative by name", question: "What does my partner do?", cited: []string{"m12"}},
+		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {

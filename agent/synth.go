@@ -168,7 +168,10 @@ type relevance struct {
 // weighs most of all, so that a message sharing only the common words of
 // a question about something never said is not support.
 func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
-	n := float64(len(seen))
+	// At least minIDFDocs documents: over a handful of messages (a search
+	// inside "这几天") a term every one of them has would weigh a fifth of
+	// one none has, and the answer itself would look unsupported.
+	n := max(float64(len(seen)), minIDFDocs)
 	df := make(map[string]float64, len(rel.evidence))
 	for _, c := range seen {
 		text := strings.ToLower(c.ev.SenderName + " " + c.ev.Content)
@@ -189,6 +192,9 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 // terms: the idf-weighted share of the question's key terms it contains;
 // 1 for a quoted phrase of the question; at least credit when it contains
 // a word of a topic the question names as a whole (宠物 → 狗狗).
+// minIDFDocs is the fewest documents relevance.idf assumes.
+const minIDFDocs = 50
+
 func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit float64) float64 {
 	text := strings.ToLower(e.SenderName + " " + e.Content)
 	for _, ph := range rel.phrases {
