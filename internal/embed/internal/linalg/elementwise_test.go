@@ -16,7 +16,7 @@ func TestGELU(t *testing.T) {
 	for v := float32(-12); v <= 12; v += 1.0 / 1024 {
 		x = append(x, v)
 	}
-	x = append(x, 0, -0.0, 1e-30, -1e-30, 100, -100, 1.4142135, -1.4142135)
+	x = append(x, 0, float32(math.Copysign(0, -1)), 1e-30, -1e-30, 100, -100, 1.4142135, -1.4142135)
 	got := append([]float32(nil), x...)
 	GELU(got)
 	var worst float64
