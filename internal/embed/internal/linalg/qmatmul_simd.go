@@ -10,7 +10,7 @@ import (
 // qmatmulSIMD is the AVX2 integer kernel. As matmulSIMD it walks the
 // weight panels in the outer loop; inside, blocks of 3 rows × 16 columns
 // (six 8-lane int32 accumulators) run along k two values at a time: the
-// panel's int8 pairs are widened to int16 (VPMOVSXBW), each row's pair
+// panel's int16 pairs are loaded, each row's pair
 // (a[2p], a[2p+1]) is broadcast, and VPMADDWD multiplies and adds the pairs
 // exactly. Three rows, not four: the compiler schedules every accumulator
 // update at the end of the loop body, and with four rows the eight pending
@@ -49,8 +49,8 @@ func qblock(ds *[3]*[nr]float32, as *[3]unsafe.Pointer, pp unsafe.Pointer, pairs
 	a0, a1, a2 := as[0], as[1], as[2]
 	var c00, c01, c10, c11, c20, c21 archsimd.Int32x8
 	for p := range pairs {
-		w0 := archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(pp, p*32))).ExtendToInt16()
-		w1 := archsimd.LoadInt8x16((*[16]int8)(unsafe.Add(pp, p*32+16))).ExtendToInt16()
+		w0 := archsimd.LoadInt16x16((*[16]int16)(unsafe.Add(pp, p*64)))
+		w1 := archsimd.LoadInt16x16((*[16]int16)(unsafe.Add(pp, p*64+32)))
 		x := archsimd.BroadcastInt32x8(*(*int32)(unsafe.Add(a0, p*4))).AsInt16x16()
 		c00 = c00.Add(w0.DotProductPairs(x))
 		c01 = c01.Add(w1.DotProductPairs(x))
