@@ -249,11 +249,7 @@ func layerNorm(x []float32, wb [2][]float32) {
 		variance += d * d
 	}
 	variance /= float64(len(x))
-	std := math.Sqrt(variance + lnEps)
-	w, b := wb[0][:len(x)], wb[1][:len(x)]
-	for i, v := range x {
-		x[i] = float32((float64(v)-mean)/std)*w[i] + b[i]
-	}
+	linalg.Standardize(x, mean, math.Sqrt(variance+lnEps), wb[0], wb[1])
 }
 
 func normalize(v []float32) {

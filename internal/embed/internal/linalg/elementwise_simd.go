@@ -136,3 +136,31 @@ func quantizeSIMD(dst []int16, x []float32, scale, zp float32) int {
 	}
 	return n
 }
+
+func divSIMD(x []float32, d float32) int {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 7
+	dv := broadcast(d)
+	for i := 0; i < n; i += 8 {
+		p := (*[8]float32)(unsafe.Pointer(&x[i]))
+		archsimd.LoadFloat32x8(p).Div(dv).Store(p)
+	}
+	return n
+}
+
+// standardizeSIMD works on 4 lanes: the subtraction and division are in
+// float64, as in the scalar code.
+func standardizeSIMD(x []float32, mean, std float64, w, b []float32) int {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 3
+	w, b = w[:n], b[:n]
+	mv, sv := archsimd.BroadcastFloat64x4(mean), archsimd.BroadcastFloat64x4(std)
+	for i := 0; i < n; i += 4 {
+		p := (*[4]float32)(unsafe.Pointer(&x[i]))
+		v := archsimd.LoadFloat32x4(p).ConvertToFloat64().Sub(mv).Div(sv).ConvertToFloat32()
+		wv := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(&w[i])))
+		bv := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(&b[i])))
+		v.Mul(wv).Add(bv).Store(p)
+	}
+	return n
+}
