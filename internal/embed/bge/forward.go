@@ -80,7 +80,7 @@ func (m *Model) embedIDs(ids []int32, threads int) []float32 {
 	x := s.x[:T*hidden]
 	m.embed(x, ids, s.h)
 	for i := range m.layers {
-		m.layer(&m.layers[i], x, T, s, threads)
+		m.layer(&m.layers[i], x, T, s, threads, i == len(m.layers)-1)
 	}
 	v := make([]float32, hidden)
 	copy(v, x[:hidden])
@@ -109,10 +109,14 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 
 // layer runs one encoder layer on x (T × hidden) in place, each step split
 // over threads goroutines: the matrix products by columns, attention by
-// heads, the rest by rows.
-func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
+// heads, the rest by rows. In the last layer only the first row (CLS) of
+// the result is wanted: the second feed-forward product and the final
+// LayerNorm then run on that row alone (its quantization still takes the
+// scale of all rows, so the row comes out as before); the other rows of x
+// are left half-done.
+func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int, last bool) {
 	qkv := s.qkv[:T*3*hidden]
-	quantLinear(qkv, x, T, l.qkv, s, threads)
+	quantLinear(qkv, x, T, T, l.qkv, s, threads)
 
 	att := s.att[:T*hidden]
 	parallel(threads, heads, heads*T*T*headDim, func(part, h0, h1 int) {
@@ -122,16 +126,20 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int) {
 	})
 
 	out := s.out[:T*hidden]
-	quantLinear(out, att, T, l.attOut, s, threads)
+	quantLinear(out, att, T, T, l.attOut, s, threads)
 	addNorm(x, out, T, l.ln1, threads)
 
 	ff := s.ff[:T*ffn]
-	quantLinear(ff, x, T, l.ffn1, s, threads)
+	quantLinear(ff, x, T, T, l.ffn1, s, threads)
 	parallel(threads, T, T*ffn*8, func(_, t0, t1 int) {
 		linalg.GELU(ff[t0*ffn : t1*ffn])
 	})
-	quantLinear(out, ff, T, l.ffn2, s, threads)
-	addNorm(x, out, T, l.ln2, threads)
+	rows := T
+	if last {
+		rows = 1
+	}
+	quantLinear(out, ff, T, rows, l.ffn2, s, threads)
+	addNorm(x, out, rows, l.ln2, threads)
 }
 
 // attend sets head h of att (T × hidden) to the attention of each token
@@ -204,28 +212,27 @@ func parallel(threads, n, work int, f func(part, lo, hi int)) {
 	wg.Wait()
 }
 
-// quantLinear sets out (rows × n) to in (rows × k) times w plus bias the way
-// the graph's DynamicQuantizeLinear + MatMulInteger does: in is quantized to
-// uint8 with one scale and zero point for the whole tensor, multiplied by
-// the int8 weights in integers (exact: linalg.QMatMul), and scaled back per
-// column.
-func quantLinear(out, in []float32, rows int, w qmatrix, s *scratch, threads int) {
+// quantLinear sets out (outRows × n) to the first outRows rows of in (rows
+// × k) times w plus bias the way the graph's DynamicQuantizeLinear +
+// MatMulInteger does: in is quantized to uint8 with one scale and zero
+// point for the whole tensor (all rows), multiplied by the int8 weights in
+// integers (exact: linalg.QMatMul), and scaled back per column.
+func quantLinear(out, in []float32, rows, outRows int, w qmatrix, s *scratch, threads int) {
 	k, n := w.w.K(), w.w.N()
-	in = in[:rows*k]
-	lo, hi := linalg.MinMax(in)
+	lo, hi := linalg.MinMax(in[:rows*k])
 	lo, hi = min(lo, 0), max(hi, 0)
 	scale := (hi - lo) / 255
 	if hi == lo {
 		scale = 1
 	}
 	zp := float32(math.RoundToEven(float64(min(max(0-lo/scale, 0), 255))))
-	q := s.q[:rows*k]
-	linalg.Quantize(q, in, scale, zp)
+	q := s.q[:outRows*k]
+	linalg.Quantize(q, in[:outRows*k], scale, zp)
 	mul := s.mul[:n]
 	for j := range mul {
 		mul[j] = scale * w.scale[j]
 	}
-	linalg.QMatMulParallel(out, q, rows, w.w, mul, w.bias, threads)
+	linalg.QMatMulParallel(out, q, outRows, w.w, mul, w.bias, threads)
 }
 
 // layerNorm normalises x to zero mean and unit variance, then applies the
@@ -242,11 +249,7 @@ func layerNorm(x []float32, wb [2][]float32) {
 		variance += d * d
 	}
 	variance /= float64(len(x))
-	std := math.Sqrt(variance + lnEps)
-	w, b := wb[0][:len(x)], wb[1][:len(x)]
-	for i, v := range x {
-		x[i] = float32((float64(v)-mean)/std)*w[i] + b[i]
-	}
+	linalg.Standardize(x, mean, math.Sqrt(variance+lnEps), wb[0], wb[1])
 }
 
 func normalize(v []float32) {

@@ -143,8 +143,26 @@ func Softmax(x []float32) {
 		x[i] = exp32(x[i] - m)
 		sum += x[i]
 	}
-	for i := range x {
+	i = 0
+	if useSIMD {
+		i = divSIMD(x, sum)
+	}
+	for ; i < len(x); i++ {
 		x[i] /= sum
+	}
+}
+
+// Standardize sets x[i] to float32((x[i] − mean) / std)·w[i] + b[i], the
+// subtraction and division in float64 (LayerNorm once the mean and the
+// standard deviation are known). w and b are at least as long as x.
+func Standardize(x []float32, mean, std float64, w, b []float32) {
+	w, b = w[:len(x)], b[:len(x)]
+	i := 0
+	if useSIMD {
+		i = standardizeSIMD(x, mean, std, w, b)
+	}
+	for ; i < len(x); i++ {
+		x[i] = float32((float64(x[i])-mean)/std)*w[i] + b[i]
 	}
 }
 

@@ -23,53 +23,96 @@ func broadcast(v float32) archsimd.Float32x8 { return archsimd.BroadcastFloat32x
 func geluSIMD(x []float32) int {
 	defer archsimd.ClearAVXUpperBits()
 	n := len(x) &^ 7
+	// The constants, broadcast once into memory: the loop loads each where
+	// it is used (held in registers, they spilled, and the compiler broadcast
+	// them again on every iteration).
+	c := [...][8]float32{
+		{1 / 1.4142135623730951, 1 / 1.4142135623730951, 1 / 1.4142135623730951, 1 / 1.4142135623730951, 1 / 1.4142135623730951, 1 / 1.4142135623730951, 1 / 1.4142135623730951, 1 / 1.4142135623730951},
+		{erfS0, erfS0, erfS0, erfS0, erfS0, erfS0, erfS0, erfS0},
+		{erfS1, erfS1, erfS1, erfS1, erfS1, erfS1, erfS1, erfS1},
+		{erfS2, erfS2, erfS2, erfS2, erfS2, erfS2, erfS2, erfS2},
+		{erfS3, erfS3, erfS3, erfS3, erfS3, erfS3, erfS3, erfS3},
+		{erfS4, erfS4, erfS4, erfS4, erfS4, erfS4, erfS4, erfS4},
+		{erfS5, erfS5, erfS5, erfS5, erfS5, erfS5, erfS5, erfS5},
+		{erfS6, erfS6, erfS6, erfS6, erfS6, erfS6, erfS6, erfS6},
+		{1, 1, 1, 1, 1, 1, 1, 1},
+		{4, 4, 4, 4, 4, 4, 4, 4},
+		{2.25, 2.25, 2.25, 2.25, 2.25, 2.25, 2.25, 2.25},
+		{erfcB0, erfcB0, erfcB0, erfcB0, erfcB0, erfcB0, erfcB0, erfcB0},
+		{erfcB1, erfcB1, erfcB1, erfcB1, erfcB1, erfcB1, erfcB1, erfcB1},
+		{erfcB2, erfcB2, erfcB2, erfcB2, erfcB2, erfcB2, erfcB2, erfcB2},
+		{erfcB3, erfcB3, erfcB3, erfcB3, erfcB3, erfcB3, erfcB3, erfcB3},
+		{erfcB4, erfcB4, erfcB4, erfcB4, erfcB4, erfcB4, erfcB4, erfcB4},
+		{erfcB5, erfcB5, erfcB5, erfcB5, erfcB5, erfcB5, erfcB5, erfcB5},
+		{erfcB6, erfcB6, erfcB6, erfcB6, erfcB6, erfcB6, erfcB6, erfcB6},
+		{erfcB7, erfcB7, erfcB7, erfcB7, erfcB7, erfcB7, erfcB7, erfcB7},
+		{erfcB8, erfcB8, erfcB8, erfcB8, erfcB8, erfcB8, erfcB8, erfcB8},
+		{erfcB9, erfcB9, erfcB9, erfcB9, erfcB9, erfcB9, erfcB9, erfcB9},
+		{erfcB10, erfcB10, erfcB10, erfcB10, erfcB10, erfcB10, erfcB10, erfcB10},
+		{erfcB11, erfcB11, erfcB11, erfcB11, erfcB11, erfcB11, erfcB11, erfcB11},
+		{expLo, expLo, expLo, expLo, expLo, expLo, expLo, expLo},
+		{expHi, expHi, expHi, expHi, expHi, expHi, expHi, expHi},
+		{log2e, log2e, log2e, log2e, log2e, log2e, log2e, log2e},
+		{-ln2Hi, -ln2Hi, -ln2Hi, -ln2Hi, -ln2Hi, -ln2Hi, -ln2Hi, -ln2Hi},
+		{-ln2Lo, -ln2Lo, -ln2Lo, -ln2Lo, -ln2Lo, -ln2Lo, -ln2Lo, -ln2Lo},
+		{expP0, expP0, expP0, expP0, expP0, expP0, expP0, expP0},
+		{expP1, expP1, expP1, expP1, expP1, expP1, expP1, expP1},
+		{expP2, expP2, expP2, expP2, expP2, expP2, expP2, expP2},
+		{expP3, expP3, expP3, expP3, expP3, expP3, expP3, expP3},
+		{expP4, expP4, expP4, expP4, expP4, expP4, expP4, expP4},
+		{expP5, expP5, expP5, expP5, expP5, expP5, expP5, expP5},
+		{expP6, expP6, expP6, expP6, expP6, expP6, expP6, expP6},
+		{2, 2, 2, 2, 2, 2, 2, 2},
+		{-0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5, -0.5},
+		{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
+	}
 	absMask := archsimd.BroadcastInt32x8(0x7fffffff)
 	var zero archsimd.Float32x8
 	for i := 0; i < n; i += 8 {
 		p := (*[8]float32)(unsafe.Pointer(&x[i]))
 		v := archsimd.LoadFloat32x8(p)
-		z := v.Mul(broadcast(1 / 1.4142135623730951))
+		z := v.Mul(archsimd.LoadFloat32x8(&c[0]))
 		az := z.AsInt32x8().And(absMask).AsFloat32x8()
 		// −0.5 < z < 1: 1 + z·P(z²).
 		u := z.Mul(z)
-		ps := broadcast(erfS0).MulAdd(u, broadcast(erfS1))
-		ps = ps.MulAdd(u, broadcast(erfS2))
-		ps = ps.MulAdd(u, broadcast(erfS3))
-		ps = ps.MulAdd(u, broadcast(erfS4))
-		ps = ps.MulAdd(u, broadcast(erfS5))
-		ps = ps.MulAdd(u, broadcast(erfS6))
-		small := z.MulAdd(ps, broadcast(1))
+		ps := archsimd.LoadFloat32x8(&c[1]).MulAdd(u, archsimd.LoadFloat32x8(&c[2]))
+		ps = ps.MulAdd(u, archsimd.LoadFloat32x8(&c[3]))
+		ps = ps.MulAdd(u, archsimd.LoadFloat32x8(&c[4]))
+		ps = ps.MulAdd(u, archsimd.LoadFloat32x8(&c[5]))
+		ps = ps.MulAdd(u, archsimd.LoadFloat32x8(&c[6]))
+		ps = ps.MulAdd(u, archsimd.LoadFloat32x8(&c[7]))
+		small := z.MulAdd(ps, archsimd.LoadFloat32x8(&c[8]))
 		// Elsewhere erfc(|z|) = exp(K(|z|−2.25) − |z|²).
-		zc := az.Min(broadcast(4))
-		t := zc.Sub(broadcast(2.25))
-		pb := broadcast(erfcB0).MulAdd(t, broadcast(erfcB1))
-		pb = pb.MulAdd(t, broadcast(erfcB2))
-		pb = pb.MulAdd(t, broadcast(erfcB3))
-		pb = pb.MulAdd(t, broadcast(erfcB4))
-		pb = pb.MulAdd(t, broadcast(erfcB5))
-		pb = pb.MulAdd(t, broadcast(erfcB6))
-		pb = pb.MulAdd(t, broadcast(erfcB7))
-		pb = pb.MulAdd(t, broadcast(erfcB8))
-		pb = pb.MulAdd(t, broadcast(erfcB9))
-		pb = pb.MulAdd(t, broadcast(erfcB10))
-		pb = pb.MulAdd(t, broadcast(erfcB11))
+		zc := az.Min(archsimd.LoadFloat32x8(&c[9]))
+		t := zc.Sub(archsimd.LoadFloat32x8(&c[10]))
+		pb := archsimd.LoadFloat32x8(&c[11]).MulAdd(t, archsimd.LoadFloat32x8(&c[12]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[13]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[14]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[15]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[16]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[17]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[18]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[19]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[20]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[21]))
+		pb = pb.MulAdd(t, archsimd.LoadFloat32x8(&c[22]))
 		// exp32 on 8 lanes:
 		ex := pb.Sub(zc.Mul(zc))
-		ex = ex.Max(broadcast(expLo)).Min(broadcast(expHi))
-		en := ex.Mul(broadcast(log2e)).RoundToEven()
-		er := en.MulAdd(broadcast(-ln2Hi), ex)
-		er = en.MulAdd(broadcast(-ln2Lo), er)
-		ep := broadcast(expP0).MulAdd(er, broadcast(expP1))
-		ep = ep.MulAdd(er, broadcast(expP2))
-		ep = ep.MulAdd(er, broadcast(expP3))
-		ep = ep.MulAdd(er, broadcast(expP4))
-		ep = ep.MulAdd(er, broadcast(expP5))
-		ep = ep.MulAdd(er, broadcast(expP6))
+		ex = ex.Max(archsimd.LoadFloat32x8(&c[23])).Min(archsimd.LoadFloat32x8(&c[24]))
+		en := ex.Mul(archsimd.LoadFloat32x8(&c[25])).RoundToEven()
+		er := en.MulAdd(archsimd.LoadFloat32x8(&c[26]), ex)
+		er = en.MulAdd(archsimd.LoadFloat32x8(&c[27]), er)
+		ep := archsimd.LoadFloat32x8(&c[28]).MulAdd(er, archsimd.LoadFloat32x8(&c[29]))
+		ep = ep.MulAdd(er, archsimd.LoadFloat32x8(&c[30]))
+		ep = ep.MulAdd(er, archsimd.LoadFloat32x8(&c[31]))
+		ep = ep.MulAdd(er, archsimd.LoadFloat32x8(&c[32]))
+		ep = ep.MulAdd(er, archsimd.LoadFloat32x8(&c[33]))
+		ep = ep.MulAdd(er, archsimd.LoadFloat32x8(&c[34]))
 		e0 := ep.Mul(en.ConvertToInt32().Add(archsimd.BroadcastInt32x8(127)).ShiftAllLeft(23).AsFloat32x8())
-		e := e0.Masked(az.LessEqual(broadcast(4)))
-		big := e.Merge(broadcast(2).Sub(e), z.LessEqual(zero))
-		r := small.Merge(big, z.Greater(broadcast(-0.5)).And(z.Less(broadcast(1))))
-		v.Mul(r).Mul(broadcast(0.5)).Store(p)
+		e := e0.Masked(az.LessEqual(archsimd.LoadFloat32x8(&c[9])))
+		big := e.Merge(archsimd.LoadFloat32x8(&c[35]).Sub(e), z.LessEqual(zero))
+		r := small.Merge(big, z.Greater(archsimd.LoadFloat32x8(&c[36])).And(z.Less(archsimd.LoadFloat32x8(&c[8]))))
+		v.Mul(r).Mul(archsimd.LoadFloat32x8(&c[37])).Store(p)
 	}
 	return n
 }
@@ -133,6 +176,34 @@ func quantizeSIMD(dst []int16, x []float32, scale, zp float32) int {
 		v := archsimd.LoadFloat32x8((*[8]float32)(unsafe.Pointer(&x[i])))
 		q := v.Div(sv).RoundToEven().Add(zv).Max(zero).Min(top).Sub(zv).ConvertToInt32()
 		q.GetLo().SaturateToInt16Concat(q.GetHi()).Store((*[8]int16)(unsafe.Pointer(&dst[i])))
+	}
+	return n
+}
+
+func divSIMD(x []float32, d float32) int {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 7
+	dv := broadcast(d)
+	for i := 0; i < n; i += 8 {
+		p := (*[8]float32)(unsafe.Pointer(&x[i]))
+		archsimd.LoadFloat32x8(p).Div(dv).Store(p)
+	}
+	return n
+}
+
+// standardizeSIMD works on 4 lanes: the subtraction and division are in
+// float64, as in the scalar code.
+func standardizeSIMD(x []float32, mean, std float64, w, b []float32) int {
+	defer archsimd.ClearAVXUpperBits()
+	n := len(x) &^ 3
+	w, b = w[:n], b[:n]
+	mv, sv := archsimd.BroadcastFloat64x4(mean), archsimd.BroadcastFloat64x4(std)
+	for i := 0; i < n; i += 4 {
+		p := (*[4]float32)(unsafe.Pointer(&x[i]))
+		v := archsimd.LoadFloat32x4(p).ConvertToFloat64().Sub(mv).Div(sv).ConvertToFloat32()
+		wv := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(&w[i])))
+		bv := archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(&b[i])))
+		v.Mul(wv).Add(bv).Store(p)
 	}
 	return n
 }

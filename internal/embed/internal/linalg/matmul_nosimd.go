@@ -29,3 +29,7 @@ func expShiftSIMD(x []float32, m float32) (int, float32) { return 0, 0 }
 func minMaxSIMD(x []float32) (int, float32, float32) { return 0, x[0], x[0] }
 
 func quantizeSIMD(dst []int16, x []float32, scale, zp float32) int { return 0 }
+
+func divSIMD(x []float32, d float32) int { return 0 }
+
+func standardizeSIMD(x []float32, mean, std float64, w, b []float32) int { return 0 }

@@ -6,10 +6,12 @@ import "sync"
 // columns, as Matrix, and within a panel the rows two by two, the two
 // values of each column side by side (w[2p][j], w[2p+1][j]), so that the
 // AVX2 kernel multiplies and adds pairs of int16 in one instruction
-// (VPMADDWD). K is even.
+// (VPMADDWD). The values are stored widened to int16, twice the bytes of
+// the int8 weights, so that the kernel's inner loop only loads them. K is
+// even.
 type QMatrix struct {
 	k, n int
-	p    []int8
+	p    []int16
 }
 
 // K returns the number of rows of m (the input width).
@@ -24,13 +26,13 @@ func PackQ(w []int8, k, n int) QMatrix {
 	if k%2 != 0 || n%nr != 0 {
 		panic("linalg: PackQ needs an even K and N a multiple of Panel")
 	}
-	m := QMatrix{k: k, n: n, p: make([]int8, k*n)}
+	m := QMatrix{k: k, n: n, p: make([]int16, k*n)}
 	for j0 := 0; j0 < n; j0 += nr {
 		panel := m.p[j0*k : (j0+nr)*k]
 		for p := 0; p < k/2; p++ {
 			for j := range nr {
-				panel[p*2*nr+2*j] = w[2*p*n+j0+j]
-				panel[p*2*nr+2*j+1] = w[(2*p+1)*n+j0+j]
+				panel[p*2*nr+2*j] = int16(w[2*p*n+j0+j])
+				panel[p*2*nr+2*j+1] = int16(w[(2*p+1)*n+j0+j])
 			}
 		}
 	}
