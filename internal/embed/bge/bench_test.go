@@ -35,9 +35,10 @@ func BenchmarkChatLine(b *testing.B) {
 }
 
 // BenchmarkEncoderLines embeds batches of 64 chat lines through the
-// Encoder, one text a worker per CPU: indexing throughput in lines/s.
+// Encoder (without its cache), one text a worker per CPU: indexing
+// throughput in lines/s.
 func BenchmarkEncoderLines(b *testing.B) {
-	e := mustEncoder(b)
+	e := NewEncoder(mustEncoder(b).m, EncoderOptions{CacheSize: -1}) // every batch a forward pass
 	base := []rune("昨天晚上和朋友去吃了火锅，太辣了，今天胃不舒服。下周我们打算去杭州玩两天，顺便看看西湖")
 	lines := make([]string, 64)
 	for i := range lines {

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/recalld/recalld/internal/embed/internal/veccache"
 )
 
 // Name is the embedder identity of an Encoder: model, version and dimension.
@@ -17,7 +19,11 @@ const Name = "bge-small-zh-v1.5-512"
 type Encoder struct {
 	m       *Model
 	workers int
+	cache   *veccache.Cache
 }
+
+// DefaultCacheSize is the number of vectors an Encoder keeps by default.
+const DefaultCacheSize = 4096
 
 // EncoderOptions tune an Encoder; the zero value is the default.
 type EncoderOptions struct {
@@ -25,6 +31,10 @@ type EncoderOptions struct {
 	// goroutine (default GOMAXPROCS). A single text (a query) splits its
 	// matrix products over the Model's Threads instead.
 	Workers int
+	// CacheSize is the number of vectors of recent texts kept (documents
+	// and queries; default DefaultCacheSize, negative: none), so a query
+	// asked in every round of a recall costs one forward pass.
+	CacheSize int
 }
 
 // LoadEncoder loads the model in dir with the tokenizer lower-casing, as
@@ -45,6 +55,13 @@ func NewEncoder(m *Model, opt EncoderOptions) *Encoder {
 	e := &Encoder{m: m, workers: opt.Workers}
 	if e.workers <= 0 {
 		e.workers = runtime.GOMAXPROCS(0)
+	}
+	size := opt.CacheSize
+	if size == 0 {
+		size = DefaultCacheSize
+	}
+	if size > 0 {
+		e.cache = veccache.New(size)
 	}
 	return e
 }
@@ -81,7 +98,7 @@ func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error
 				if n >= len(texts) || ctx.Err() != nil {
 					return
 				}
-				out[n] = e.m.embedIDs(e.m.tok.Encode(texts[n]), 1)
+				out[n] = e.embed(texts[n], 1)
 			}
 		})
 	}
@@ -94,11 +111,24 @@ func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error
 
 // EmbedOne returns the document vector of text. It cannot fail.
 func (e *Encoder) EmbedOne(text string) []float32 {
-	return e.m.EmbedIDs(e.m.tok.Encode(text))
+	return e.embed(text, e.m.threads)
 }
 
 // EmbedQueryOne returns the vector of text as a search query: text behind
 // QueryPrefix.
 func (e *Encoder) EmbedQueryOne(text string) []float32 {
-	return e.m.EmbedIDs(e.m.tok.Encode(QueryPrefix + text))
+	return e.embed(QueryPrefix+text, e.m.threads)
+}
+
+// embed returns the vector of text, from the cache or from a forward pass
+// over threads goroutines (which it caches).
+func (e *Encoder) embed(text string, threads int) []float32 {
+	key := veccache.Key(text)
+	v := make([]float32, e.m.Dim())
+	if e.cache.Get(key, v) {
+		return v
+	}
+	v = e.m.embedIDs(e.m.tok.Encode(text), threads)
+	e.cache.Put(key, v)
+	return v
 }

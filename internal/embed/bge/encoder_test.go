@@ -2,6 +2,7 @@ package bge
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,4 +114,22 @@ func cosine(a, b []float32) float64 {
 		nb += float64(b[i]) * float64(b[i])
 	}
 	return dot / math.Sqrt(na*nb)
+}
+
+// TestEncoderCache: a text embedded again comes from the cache, the same
+// vector, and the caller's copy is its own.
+func TestEncoderCache(t *testing.T) {
+	e := NewEncoder(mustModel(t), EncoderOptions{})
+	q := e.EmbedQueryOne("我在学什么乐器？")
+	again := e.EmbedQueryOne("我在学什么乐器？")
+	if !slices.Equal(q, again) {
+		t.Fatal("cached query vector differs")
+	}
+	again[0] += 1
+	if e.EmbedQueryOne("我在学什么乐器？")[0] == again[0] {
+		t.Error("cache shares memory with a returned vector")
+	}
+	if slices.Equal(e.EmbedOne("我在学什么乐器？"), q) {
+		t.Error("document and query vectors of one text share a cache entry")
+	}
 }

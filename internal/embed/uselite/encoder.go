@@ -1,14 +1,14 @@
 package uselite
 
 import (
-	"container/list"
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/recalld/recalld/internal/embed/internal/veccache"
 )
 
 // DefaultCacheSize is the number of vectors an Encoder keeps by default.
@@ -24,7 +24,7 @@ type Encoder struct {
 	name    string
 	workers int
 	pool    sync.Pool // of *scratch
-	cache   *lruCache
+	cache   *veccache.Cache
 }
 
 // Options tune an Encoder; the zero value is the default.
@@ -47,7 +47,7 @@ func NewEncoder(m *Model, opt Options) *Encoder {
 		size = DefaultCacheSize
 	}
 	if size > 0 {
-		e.cache = newLRU(size)
+		e.cache = veccache.New(size)
 	}
 	e.pool.New = func() any { return m.newScratch() }
 	return e
@@ -125,63 +125,10 @@ func (e *Encoder) EmbedOne(text string) []float32 {
 // embed runs the model on text into dst and caches the result.
 func (e *Encoder) embed(s *scratch, text string, dst []float32) {
 	e.m.forward(s, e.m.tokens(s, text), dst)
-	if e.cache != nil {
-		e.cache.put(sha256.Sum256([]byte(text)), dst)
-	}
+	e.cache.Put(veccache.Key(text), dst)
 }
 
 // cached copies the cached vector of text into dst, if there is one.
 func (e *Encoder) cached(text string, dst []float32) bool {
-	return e.cache != nil && e.cache.get(sha256.Sum256([]byte(text)), dst)
-}
-
-// lruCache maps text hashes to vectors, dropping the least recently used.
-type lruCache struct {
-	mu    sync.Mutex
-	size  int
-	order *list.List // of *lruEntry, most recent first
-	items map[[32]byte]*list.Element
-}
-
-type lruEntry struct {
-	key [32]byte
-	vec []float32
-}
-
-func newLRU(size int) *lruCache {
-	return &lruCache{size: size, order: list.New(), items: make(map[[32]byte]*list.Element, size)}
-}
-
-func (c *lruCache) get(key [32]byte, dst []float32) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.items[key]
-	if !ok {
-		return false
-	}
-	c.order.MoveToFront(el)
-	copy(dst, el.Value.(*lruEntry).vec)
-	return true
-}
-
-func (c *lruCache) put(key [32]byte, vec []float32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.items[key]; ok {
-		c.order.MoveToFront(el)
-		return
-	}
-	var ent *lruEntry
-	if c.order.Len() >= c.size {
-		// Reuse the evicted entry's vector.
-		el := c.order.Back()
-		ent = el.Value.(*lruEntry)
-		delete(c.items, ent.key)
-		c.order.Remove(el)
-	} else {
-		ent = &lruEntry{vec: make([]float32, len(vec))}
-	}
-	ent.key = key
-	copy(ent.vec, vec)
-	c.items[key] = c.order.PushFront(ent)
+	return e.cache.Get(veccache.Key(text), dst)
 }

@@ -45,24 +45,6 @@ func TestEncoderBatchMatchesSingle(t *testing.T) {
 	}
 }
 
-func TestEncoderCacheEvicts(t *testing.T) {
-	c := newLRU(2)
-	v := func(x float32) []float32 { return []float32{x} }
-	c.put([32]byte{1}, v(1))
-	c.put([32]byte{2}, v(2))
-	dst := make([]float32, 1)
-	c.get([32]byte{1}, dst) // 1 is now the most recent
-	c.put([32]byte{3}, v(3))
-	if c.get([32]byte{2}, dst) {
-		t.Error("least recently used entry kept")
-	}
-	for _, k := range []byte{1, 3} {
-		if !c.get([32]byte{k}, dst) || dst[0] != float32(k) {
-			t.Errorf("entry %d: got %v", k, dst)
-		}
-	}
-}
-
 func TestEncoderCancelled(t *testing.T) {
 	m := mustModel(t)
 	ctx, cancel := context.WithCancel(t.Context())
