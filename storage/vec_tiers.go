@@ -49,7 +49,11 @@ func (s *Store) tierTables() []vecTable {
 	return out
 }
 
-// ensureBigTables creates the large-chunk twins that do not exist yet.
+// ensureBigTables creates the large-chunk twins that do not exist yet, and
+// on every vector table the index of vec0's chunks by partition: vec0 finds
+// a user's latest chunk on each insert (max(rowid) WHERE partition00 = ?)
+// and a user's chunks on each KNN query with statements on its _chunks
+// shadow table that otherwise scan every user's chunks.
 func (s *Store) ensureBigTables(ctx context.Context, tx *sql.Tx) error {
 	for _, t := range s.tierTables() {
 		var n int
@@ -58,6 +62,16 @@ func (s *Store) ensureBigTables(ctx context.Context, tx *sql.Tx) error {
 		}
 		if n == 0 {
 			if _, err := tx.ExecContext(ctx, t.ddl(t.name+bigSuffix)); err != nil {
+				return fmt.Errorf("storage: vector tiers: %w", err)
+			}
+		}
+	}
+	for _, t := range s.vecTables() {
+		for _, name := range []string{t.name, t.name + bigSuffix} {
+			if t.rescore == "" && name != t.name {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS "`+name+`_chunks_partition" ON "`+name+`_chunks" (partition00)`); err != nil {
 				return fmt.Errorf("storage: vector tiers: %w", err)
 			}
 		}

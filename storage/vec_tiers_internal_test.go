@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -314,5 +315,41 @@ func TestPromoteRollsBack(t *testing.T) {
 	}
 	if want := (VectorPlacement{Stored: promoteAt, Big: promoteAt, Promoted: true}); p != want {
 		t.Fatalf("after the retry: %+v, want %+v", p, want)
+	}
+}
+
+// TestChunkPartitionIndex: vec0's lookups of a user's chunks (the latest
+// one on each insert, all of them on each KNN query) go through the index
+// on _chunks(partition00) in every vector table, not a scan of every
+// user's chunks.
+func TestChunkPartitionIndex(t *testing.T) {
+	s, err := Open(t.Context(), Config{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, table := range []string{"vec_messages", "vec_messages_big", "vec_events", "vec_events_big", "vec_profiles"} {
+		for _, q := range []string{
+			`SELECT max(rowid) FROM "` + table + `_chunks" WHERE partition00 = ?`,
+			`SELECT chunk_id, validity, rowids FROM "` + table + `_chunks" WHERE partition00 = ?`,
+		} {
+			rows, err := s.w.QueryContext(t.Context(), `EXPLAIN QUERY PLAN `+q, "qq:1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			rows.Close()
+			if !strings.Contains(strings.Join(plan, "; "), table+"_chunks_partition") {
+				t.Errorf("%s: plan %q does not use the partition index", q, plan)
+			}
+		}
 	}
 }
