@@ -188,13 +188,13 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	return out
 }
 
+// minIDFDocs is the fewest documents relevance.idf assumes.
+const minIDFDocs = 50
+
 // support is how much of the question a message bears out, in absolute
 // terms: the idf-weighted share of the question's key terms it contains;
 // 1 for a quoted phrase of the question; at least credit when it contains
 // a word of a topic the question names as a whole (宠物 → 狗狗).
-// minIDFDocs is the fewest documents relevance.idf assumes.
-const minIDFDocs = 50
-
 func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit float64) float64 {
 	text := strings.ToLower(e.SenderName + " " + e.Content)
 	for _, ph := range rel.phrases {
@@ -404,23 +404,16 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// one ("How old is my partner?" is not answered by "my partner is a
 	// vet").
 	if o.number {
-		withNumber := kept[:0:0]
-		for _, c := range kept {
-			if hasNumeral(c.ev.Content) {
-				withNumber = append(withNumber, c)
-				continue
-			}
-			r.note("set aside %s: gives no number, the question asks for one", c.ev.MessageID)
-		}
-		kept = withNumber
+		kept = r.keepOnly(kept, func(c *candidate) bool { return hasNumeral(c.ev.Content) }, "gives no number, the question asks for one")
 	}
 	// A question about one of the user's people ("我弟弟在哪里上班？") is
 	// answered by messages that mention someone of that group.
 	if o.relation != "" {
-		words := slices.Clone(p.Relations[o.relation].Words())
+		group := p.Relations[o.relation].Words()
+		words := slices.Clone(group)
 		// A name given with the relation ("my partner Alex") names them too.
 		for _, c := range r.seen {
-			if countHits(strings.ToLower(c.ev.Content), p.Relations[o.relation].Words()) > 0 {
+			if countHits(strings.ToLower(c.ev.Content), group) > 0 {
 				for _, n := range names(c.ev.Content) {
 					if !slices.Contains(words, n) && !isStopWord(strings.ToLower(n)) {
 						words = append(words, n)
@@ -428,15 +421,8 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 				}
 			}
 		}
-		mentioning := kept[:0:0]
-		for _, c := range kept {
-			if countHits(strings.ToLower(c.ev.Content), words) > 0 {
-				mentioning = append(mentioning, c)
-				continue
-			}
-			r.note("set aside %s: does not mention the %s the question asks about", c.ev.MessageID, o.relation)
-		}
-		kept = mentioning
+		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 },
+			"does not mention the "+o.relation+" the question asks about")
 	}
 	// Abstain unless some kept message bears out the question in absolute
 	// terms: a question about something never said still has a best hit.
@@ -588,7 +574,9 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []str
 				continue
 			}
 			ta := r.topicOf(a.ev.Content)
-			same := ta != "" && ta == r.topicOf(b.ev.Content) || shareTerms(a.ev.Content, b.ev.Content, filler, names...)
+			if !(ta != "" && ta == r.topicOf(b.ev.Content) || shareTerms(a.ev.Content, b.ev.Content, filler, names...)) {
+				continue // not the same subject
+			}
 			if !in[b] {
 				// An outsider must speak of the question's subject, or of the
 				// earlier statement's by more than the words of revising
@@ -601,7 +589,7 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []str
 					continue
 				}
 			}
-			if !same || (negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change) {
+			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change {
 				continue
 			}
 			if (revisedOnly || !in[b]) && countHits(strings.ToLower(b.ev.Content), revision) == 0 {
@@ -629,6 +617,20 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []str
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
+	return out
+}
+
+// keepOnly returns the candidates of kept that ok accepts, and notes each
+// one set aside with why.
+func (r *run) keepOnly(kept []*candidate, ok func(*candidate) bool, why string) []*candidate {
+	out := kept[:0:0]
+	for _, c := range kept {
+		if ok(c) {
+			out = append(out, c)
+			continue
+		}
+		r.note("set aside %s: %s", c.ev.MessageID, why)
+	}
 	return out
 }
 

@@ -35,19 +35,15 @@ func TestCoreSuiteUSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	use := uselite.NewEncoder(m, uselite.Options{})
-	parts := []embed.Part{{Encoder: use, Weight: embed.DefaultMeaningWeight}}
+	var zh embed.SentenceEncoder
 	if raceEnabled {
 		t.Log("race detector on: without bge-small-zh (make test runs this test again without the race detector)")
-	} else if zh, err := bge.LoadEncoder("../models/bge-small-zh", bge.EncoderOptions{}); err == nil {
-		parts = []embed.Part{
-			{Encoder: use, Weight: (1 - embed.DefaultZhWeight) * embed.DefaultMeaningWeight},
-			{Encoder: zh, Weight: embed.DefaultZhWeight},
-		}
+	} else if enc, err := bge.LoadEncoder("../models/bge-small-zh", bge.EncoderOptions{}); err == nil {
+		zh = enc
 	} else {
 		t.Logf("without bge-small-zh: %v", err)
 	}
-	c, err := embed.NewCompositeParts(parts, embed.NewHashing(0))
+	c, err := embed.NewSentenceComposite(uselite.NewEncoder(m, uselite.Options{}), zh, embed.NewHashing(0), embed.DefaultMeaningWeight, embed.DefaultZhWeight)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,21 +50,18 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 				"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
 			return embed.NewHashing(cfg.Dim), fallback, nil
 		}
-		use := uselite.NewEncoder(m, uselite.Options{})
-		parts := []embed.Part{{Encoder: use, Weight: cfg.UseWeight}}
+		var zh embed.SentenceEncoder
 		if cfg.ZhWeight > 0 {
-			zh, err := bge.LoadEncoder(cfg.ZhModelDir, bge.EncoderOptions{})
+			enc, err := bge.LoadEncoder(cfg.ZhModelDir, bge.EncoderOptions{})
 			if err != nil {
 				fallback = fmt.Sprintf("bge-small-zh not loaded, Chinese meaning from hashing only: %v (run scripts/fetch-bge-zh.sh)", err)
 				log.Warn("embedder: bge-small-zh model not loaded; the composite runs without its Chinese sentence model",
 					"model_dir", cfg.ZhModelDir, "err", err, "fix", "scripts/fetch-bge-zh.sh (make setup), then recalld reindex")
 			} else {
-				// bge takes its share; USE-Lite and hashing split the rest
-				// as they do without it.
-				parts = []embed.Part{{Encoder: use, Weight: (1 - cfg.ZhWeight) * cfg.UseWeight}, {Encoder: zh, Weight: cfg.ZhWeight}}
+				zh = enc
 			}
 		}
-		c, err := embed.NewCompositeParts(parts, embed.NewHashing(cfg.Dim))
+		c, err := embed.NewSentenceComposite(uselite.NewEncoder(m, uselite.Options{}), zh, embed.NewHashing(cfg.Dim), cfg.UseWeight, cfg.ZhWeight)
 		if err != nil {
 			return nil, "", err
 		}

@@ -111,6 +111,18 @@ func NewCompositeParts(parts []Part, lexical *Hashing) (*Composite, error) {
 	return c, nil
 }
 
+// NewSentenceComposite returns the default composite: use (USE-Lite) and,
+// when zh is not nil, zh (bge-small-zh) with lexical. zh takes zhWeight of
+// the cosine; use and lexical split the rest by useWeight. Without zh it
+// is NewComposite(use, lexical, useWeight), the composite before bge, whose
+// stores open as they are.
+func NewSentenceComposite(use, zh SentenceEncoder, lexical *Hashing, useWeight, zhWeight float64) (*Composite, error) {
+	if zh == nil {
+		return NewComposite(use, lexical, useWeight)
+	}
+	return NewCompositeParts([]Part{{Encoder: use, Weight: (1 - zhWeight) * useWeight}, {Encoder: zh, Weight: zhWeight}}, lexical)
+}
+
 // Name is "<meaning>+<hashing>-w<percent>", e.g.
 // "use-lite-v1-512+hash-ngram-v1-1024-w50"; with several meaning parts,
 // "<m1>+<m2>+<hashing>-w<p1>-<p2>".
