@@ -42,6 +42,18 @@ type candidate struct {
 	support float64 // absolute support, set by best (run.support)
 	context []queryapi.Evidence
 	flags   contextFlags
+	// text holds what synthesis reads of the content more than once (its
+	// topic, its key terms), computed on first use: superseding compares
+	// every pair of statements.
+	text *textFacts
+}
+
+// textFacts are the content's topic (topicOf), key terms (keyTerms with
+// the filler lexicon) and key terms without the revision words.
+type textFacts struct {
+	topic                   string
+	terms, termsNoRevisions []string
+	noRevisionsDone         bool
 }
 
 // draft is what a brain concludes; finish verifies it.

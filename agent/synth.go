@@ -559,6 +559,7 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []str
 	for _, c := range kept {
 		in[c] = true
 	}
+	questionTerms := keyTerms(r.question, filler)
 	pool := slices.Clone(kept)
 	for _, c := range r.seen {
 		if revisions && !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
@@ -573,16 +574,16 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []str
 				a.ev.Role != b.ev.Role || a.ev.SenderName != b.ev.SenderName {
 				continue
 			}
-			ta := r.topicOf(a.ev.Content)
-			if !(ta != "" && ta == r.topicOf(b.ev.Content) || shareTerms(a.ev.Content, b.ev.Content, filler, names...)) {
+			fa, fb := r.facts(a, filler), r.facts(b, filler)
+			if !(fa.topic != "" && fa.topic == fb.topic || shareTermLists(fa.terms, fb.terms, names)) {
 				continue // not the same subject
 			}
 			if !in[b] {
 				// An outsider must speak of the question's subject, or of the
 				// earlier statement's by more than the words of revising
 				// (推迟, moved), which any two revisions share.
-				if !shareTerms(b.ev.Content, r.question, filler, names...) &&
-					!shareTerms(without(a.ev.Content, revision), without(b.ev.Content, revision), filler, names...) {
+				if !shareTermLists(fb.terms, questionTerms, names) &&
+					!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), names) {
 					continue
 				}
 				if b.flags = r.flags(b); b.flags.excluded() != "" {
@@ -685,13 +686,36 @@ func (r *run) topicOf(text string) string {
 // except (lower-case), e.g. the project a question names, which all of a
 // thread's messages share whatever they say about it.
 func shareTerms(a, b string, filler Lexicon, except ...string) bool {
-	tb := keyTerms(b, filler)
-	for _, t := range keyTerms(a, filler) {
+	return shareTermLists(keyTerms(a, filler), keyTerms(b, filler), except)
+}
+
+// shareTermLists reports whether two lists of key terms have one in
+// common that is not in except.
+func shareTermLists(ta, tb, except []string) bool {
+	for _, t := range ta {
 		if slices.Contains(tb, t) && !slices.Contains(except, t) {
 			return true
 		}
 	}
 	return false
+}
+
+// facts returns c's topic and key terms, computing them on first use.
+func (r *run) facts(c *candidate, filler Lexicon) *textFacts {
+	if c.text == nil {
+		c.text = &textFacts{topic: r.topicOf(c.ev.Content), terms: keyTerms(c.ev.Content, filler)}
+	}
+	return c.text
+}
+
+// termsNoRevisions returns c's key terms without the words of revising,
+// computing them on first use.
+func (r *run) termsNoRevisions(c *candidate, revision []string, filler Lexicon) []string {
+	f := r.facts(c, filler)
+	if !f.noRevisionsDone {
+		f.termsNoRevisions, f.noRevisionsDone = keyTerms(without(c.ev.Content, revision), filler), true
+	}
+	return f.termsNoRevisions
 }
 
 var negations = []string{"不", "没", "别", "无法", "不能", "not", "n't", "never", "no longer", "don't", "can't", "cannot"}

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,7 +61,10 @@ type Config struct {
 	// CacheBytes and MmapBytes are the storage settings (sqlite_cache_mb,
 	// sqlite_mmap_mb); zero: the store's defaults.
 	CacheBytes, MmapBytes int64
-	Logger                *slog.Logger
+	// CPUProfile, when set, is the file of a CPU profile of the measured
+	// calls (the untimed warm-up calls and the build excluded).
+	CPUProfile string
+	Logger     *slog.Logger
 }
 
 // Latency is the latency of one operation for one class of user.
@@ -208,13 +212,23 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 				return Report{}, fmt.Errorf("popbench: %s %s: %w", class, op, err)
 			}
 		}
+		stop := func() error { return nil }
+		if cfg.CPUProfile != "" {
+			if stop, err = startProfile(profilePath(cfg.CPUProfile, class)); err != nil {
+				return Report{}, err
+			}
+		}
 		for _, op := range Ops {
 			l, err := measure(ctx, svc, ag, op, class, users, counts, cfg.Queries)
 			if err != nil {
+				stop()
 				return Report{}, fmt.Errorf("popbench: %s %s: %w", class, op, err)
 			}
 			log.Info("measured", "class", class, "op", op, "p50", l.P50, "p95", l.P95)
 			rep.Latencies = append(rep.Latencies, l)
+		}
+		if err := stop(); err != nil {
+			return Report{}, err
 		}
 	}
 	st := procStatus()
@@ -433,6 +447,30 @@ func pss() int64 {
 		}
 	}
 	return 0
+}
+
+// profilePath is the CPU profile file of a class of users: path with the
+// class before its extension (cpu.prof → cpu.heavy.prof).
+func profilePath(path, class string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "." + class + ext
+}
+
+// startProfile starts a CPU profile into path; stop ends it and closes
+// the file.
+func startProfile(path string) (stop func() error, err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // resetPeakRSS resets VmHWM to the current RSS (Linux: clear_refs 5).
