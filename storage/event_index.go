@@ -56,13 +56,14 @@ func (s *Store) vecEventsDDL(name string, ifNotExists bool) string {
 	}
 	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s%s USING vec0(
 		user_id text partition key,
+		%s
 		group_id text,
 		sender_id text,
 		ts integer,
 		embedding int8[%d] distance_metric=cosine,
 		coarse bit[%d],
 		chunk_size=%d
-	)`, ine, name, s.emb.Dim(), coarseBits, chunkSizeOf(name))
+	)`, ine, name, shardColumn(name), s.emb.Dim(), coarseBits, chunkSizeOf(name))
 }
 
 // pendingEvent is an event on its way into the indexes.

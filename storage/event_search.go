@@ -233,7 +233,7 @@ func (s *Store) semanticEvents(ctx context.Context, user string, q EventQuery, v
 	if !q.To.IsZero() {
 		where, args = append(where, "ts <= ?"), append(args, q.To.Unix())
 	}
-	ec, err := s.tierOf(ctx, eventCorpus, user)
+	ec, err := s.tierOf(ctx, eventCorpus, user, indexed)
 	if err != nil {
 		return nil, err
 	}

@@ -555,7 +555,8 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		`INSERT INTO ` + c.vec + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-2) + `, vec_int8(?), vec_bit(?))`,
 		`INSERT OR REPLACE INTO ` + c.rescore + ` (seq, scale, v) VALUES (?, ?, ?)`,
 		`UPDATE ` + c.rows + ` SET indexed = ? WHERE seq = ?`,
-		`INSERT INTO ` + c.vec + bigSuffix + ` (` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-2) + `, vec_int8(?), vec_bit(?))`,
+		`INSERT INTO ` + c.vec + bigSuffix + ` (shard, ` + strings.Join(cols, ", ") + `) VALUES (` + placeholders(len(cols)-1) + `, vec_int8(?), vec_bit(?))`,
+		`SELECT indexed FROM ` + c.stats + ` WHERE user_id = ?`,
 	}
 	stmts := make([]*sql.Stmt, 0, len(queries))
 	defer func() {
@@ -570,8 +571,9 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 		}
 		stmts = append(stmts, st)
 	}
-	check, small, rescore, mark, bigVec := stmts[0], stmts[1], stmts[2], stmts[3], stmts[4]
-	big := map[string]bool{} // user → vectors in c's large-chunk twin (vec_tiers.go)
+	check, small, rescore, mark, bigVec, count := stmts[0], stmts[1], stmts[2], stmts[3], stmts[4], stmts[5]
+	big := map[string]bool{}   // user → vectors in c's large-chunk twin (vec_tiers.go)
+	stored := map[string]int{} // a user in the twin → vectors stored before this batch
 	type userTerm struct {
 		user string
 		term uint64
@@ -599,13 +601,22 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 				return err
 			}
 			big[d.user] = isbig
+			if isbig {
+				var n int
+				if err := count.QueryRowContext(ctx, d.user).Scan(&n); err != nil {
+					return fmt.Errorf("%s vector count: %w", c.rows, err)
+				}
+				stored[d.user] = n
+			}
 		}
 		vec := small
+		args := append(append([]any{d.seq, d.user}, d.meta...), nil, s.proj.code(d.vec))
 		if isbig {
 			vec = bigVec
+			args = append([]any{shardOf(stored[d.user] + perUser[d.user])}, args...)
 		}
 		scale, q := quantize(d.vec)
-		args := append(append([]any{d.seq, d.user}, d.meta...), q, s.proj.code(d.vec))
+		args[len(args)-2] = q
 		if _, err := vec.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -554,7 +555,7 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	if err := s.r.QueryRowContext(ctx, `SELECT indexed FROM user_stats WHERE user_id = ?`, user).Scan(&indexed); err != nil {
 		return nil, nil // no vectors for this user
 	}
-	mc, err := s.tierOf(ctx, messageCorpus, user)
+	mc, err := s.tierOf(ctx, messageCorpus, user, indexed)
 	if err != nil {
 		return nil, err
 	}
@@ -635,8 +636,11 @@ type scoredSeq struct {
 
 // corpus names the tables of one kind of document's vectors and statistics.
 type corpus struct {
-	rows    string   // the table of the texts, by seq, with user_id and indexed
-	vec     string   // vec0 table, partitioned by user_id
+	rows string // the table of the texts, by seq, with user_id and indexed
+	vec  string // vec0 table, partitioned by user_id
+	// shards, set by tierOf for a user in the large-chunk twin, estimates
+	// how many of the user's vectors each shard holds (vec_tiers.go).
+	shards  []int
 	meta    []string // vec0 metadata columns after user_id
 	rescore string   // int8 vectors by seq
 	stats   string   // per-user count of vectors, column indexed
@@ -712,11 +716,43 @@ func (s *Store) exactKNN(ctx context.Context, c corpus, vec []float32, k int, wh
 // then rescores them by exact cosine similarity of the stored vectors and
 // returns the best k.
 func (s *Store) coarseKNN(ctx context.Context, c corpus, vec []float32, cands, k int, where []string, args []any) ([]scoredSeq, error) {
-	cand, err := s.knn(ctx, c, `coarse MATCH vec_bit(?)`, s.proj.code(vec), cands, where, args)
+	cand, err := s.binaryCandidates(ctx, c, s.proj.code(vec), cands, where, args)
 	if err != nil {
 		return nil, err
 	}
 	return s.rerank(ctx, c, vec, cand, k)
+}
+
+// binaryCandidates returns the cands rows nearest to the binary code,
+// nearest first. For a user in the sharded twin each shard gives twice its
+// share (shardK), and the best cands of them all are kept.
+func (s *Store) binaryCandidates(ctx context.Context, c corpus, code []byte, cands int, where []string, args []any) ([]scoredSeq, error) {
+	if len(c.shards) == 0 {
+		return s.knn(ctx, c, `coarse MATCH vec_bit(?)`, code, cands, where, args)
+	}
+	total := 0
+	for _, n := range c.shards {
+		total += n
+	}
+	var out []scoredSeq
+	for shard, n := range c.shards {
+		ks := shardK(cands, n, total)
+		if ks == 0 {
+			continue
+		}
+		got, err := s.knn(ctx, c, `coarse MATCH vec_bit(?)`, code, ks, append(slices.Clone(where), "shard = ?"), append(slices.Clone(args), shard))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	slices.SortFunc(out, func(a, b scoredSeq) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	return out[:min(len(out), cands)], nil
 }
 
 // rerank rescores the candidates cand with the float query vec and returns

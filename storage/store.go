@@ -348,6 +348,9 @@ func (s *Store) checkEmbedder(ctx context.Context) error {
 		if err := s.update(ctx, func(tx *sql.Tx) error { return s.ensureBigTables(ctx, tx) }); err != nil {
 			return err
 		}
+		if err := s.migrateLegacyBig(ctx); err != nil {
+			return err
+		}
 		if err := s.promoteHeavy(ctx); err != nil {
 			return err
 		}
@@ -379,6 +382,8 @@ func (s *Store) resetVectors(ctx context.Context) error {
 			s.vecEventsDDL("vec_events", false),
 			`DROP TABLE IF EXISTS vec_messages` + bigSuffix,
 			`DROP TABLE IF EXISTS vec_events` + bigSuffix,
+			`DROP TABLE IF EXISTS vec_messages` + legacyBigSuffix,
+			`DROP TABLE IF EXISTS vec_events` + legacyBigSuffix,
 			`DELETE FROM vec_big_users`,
 			`DELETE FROM event_term_df`,
 			`DELETE FROM event_vec_rescore`,

@@ -31,6 +31,7 @@ const vecChunkSize = 8
 func (s *Store) vecMessagesDDL(name string) string {
 	return fmt.Sprintf(`CREATE VIRTUAL TABLE %s USING vec0(
 		user_id text partition key,
+		%s
 		role text,
 		created_ms integer,
 		conversation_id text,
@@ -38,7 +39,7 @@ func (s *Store) vecMessagesDDL(name string) string {
 		embedding int8[%d] distance_metric=cosine,
 		coarse bit[%d],
 		chunk_size=%d
-	)`, name, s.emb.Dim(), coarseBits, chunkSizeOf(name))
+	)`, name, shardColumn(name), s.emb.Dim(), coarseBits, chunkSizeOf(name))
 }
 
 // vecTables are the vector tables with their columns (after rowid), DDL

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -60,10 +61,10 @@ func TestVectorTiers(t *testing.T) {
 	if big, _ := isBig(ctx, s.r, messageCorpus, "heavy"); !big {
 		t.Fatal("heavy not moved at the threshold")
 	}
-	if small, bigRows := rows("vec_messages", "heavy"), rows("vec_messages_big", "heavy"); small != 0 || bigRows != promoteAt+39 {
+	if small, bigRows := rows("vec_messages", "heavy"), rows("vec_messages_large", "heavy"); small != 0 || bigRows != promoteAt+39 {
 		t.Fatalf("after the move: %d small rows, %d large, want 0 and %d", small, bigRows, promoteAt+39)
 	}
-	if rows("vec_messages", "light") != 5 || rows("vec_messages_big", "light") != 0 {
+	if rows("vec_messages", "light") != 5 || rows("vec_messages_large", "light") != 0 {
 		t.Fatal("light user moved")
 	}
 	after := search("heavy", "note 42 about topic8 and token42")
@@ -84,7 +85,7 @@ func TestVectorTiers(t *testing.T) {
 	if err := s.Drain(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if n := rows("vec_messages_big", "heavy"); n != promoteAt+38 {
+	if n := rows("vec_messages_large", "heavy"); n != promoteAt+38 {
 		t.Fatalf("after deleting one: %d large rows", n)
 	}
 	if _, err := s.DeleteUser(ctx, "heavy"); err != nil {
@@ -93,7 +94,7 @@ func TestVectorTiers(t *testing.T) {
 	if err := s.Drain(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if big, _ := isBig(ctx, s.r, messageCorpus, "heavy"); big || rows("vec_messages_big", "heavy") != 0 {
+	if big, _ := isBig(ctx, s.r, messageCorpus, "heavy"); big || rows("vec_messages_large", "heavy") != 0 {
 		t.Fatal("forgotten user still in the large table")
 	}
 	// A returning user starts small again.
@@ -205,7 +206,7 @@ func TestPromoteMovesLiveRows(t *testing.T) {
 	if big, _ := isBig(t.Context(), s.r, messageCorpus, "h"); !big {
 		t.Fatal("h not moved")
 	}
-	if got := vecRowids(t, s, "vec_messages_big", "h"); !slices.Equal(got, want) {
+	if got := vecRowids(t, s, "vec_messages_large", "h"); !slices.Equal(got, want) {
 		t.Errorf("large table holds %v, want %v", got, want)
 	}
 	if got := vecRowids(t, s, "vec_messages", "h"); len(got) != 0 {
@@ -225,7 +226,7 @@ func TestPromoteMovesLiveRows(t *testing.T) {
 		t.Errorf("l2: %v, was %v", got, l2)
 	}
 	for _, u := range []string{"l1", "l2"} {
-		if got := vecRowids(t, s, "vec_messages_big", u); len(got) != 0 {
+		if got := vecRowids(t, s, "vec_messages_large", u); len(got) != 0 {
 			t.Errorf("%s in the large table: %v", u, got)
 		}
 	}
@@ -265,7 +266,7 @@ func TestPromoteMovesLiveRows(t *testing.T) {
 	if n := knn("vec_messages", "h"); n != 0 {
 		t.Errorf("small table KNN of h: %d rows", n)
 	}
-	if n := knn("vec_messages_big", "h"); n != 10 {
+	if n := knn("vec_messages_large", "h"); n != 10 {
 		t.Errorf("large table KNN of h: %d rows, want 10", n)
 	}
 	// The small table goes on: l1's later vectors take new chunks beside
@@ -328,7 +329,7 @@ func TestChunkPartitionIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for _, table := range []string{"vec_messages", "vec_messages_big", "vec_events", "vec_events_big", "vec_profiles"} {
+	for _, table := range []string{"vec_messages", "vec_messages_large", "vec_events", "vec_events_large", "vec_profiles"} {
 		for _, q := range []string{
 			`SELECT max(rowid) FROM "` + table + `_chunks" WHERE partition00 = ?`,
 			`SELECT chunk_id, validity, rowids FROM "` + table + `_chunks" WHERE partition00 = ?`,
@@ -351,5 +352,194 @@ func TestChunkPartitionIndex(t *testing.T) {
 				t.Errorf("%s: plan %q does not use the partition index", q, plan)
 			}
 		}
+	}
+}
+
+// TestShardSizes: shardSizes counts what shardOf assigns, shard 0 alone
+// takes a user's first shardBlock vectors, and a shard opens only as the
+// user grows past its block.
+func TestShardSizes(t *testing.T) {
+	for _, n := range []int{0, 1, shardBlock - 1, shardBlock, shardBlock + 1, 2300, 7*shardBlock + 5, 10_000, 100_003} {
+		want := make([]int, vecShards)
+		for i := range n {
+			want[shardOf(i)]++
+		}
+		got := shardSizes(n)
+		if !slices.Equal(got, want) {
+			t.Errorf("n=%d: shardSizes %v, shardOf counts %v", n, got, want)
+		}
+		for sh, m := range got {
+			if m > 0 && n <= sh*shardBlock {
+				t.Errorf("n=%d: shard %d holds %d vectors before its block", n, sh, m)
+			}
+		}
+	}
+	if got := shardSizes(shardBlock); got[0] != shardBlock {
+		t.Errorf("first block: %v", got)
+	}
+}
+
+// TestShardedCandidates: a user in the large-chunk twin past a few blocks
+// has their vectors in the shards shardOf gives, and the binary-code
+// candidates asked of each shard hold the same nearest rows as one query
+// over all of the user's rows; the search finds a stored vector first.
+func TestShardedCandidates(t *testing.T) {
+	f := newTierFixture(t)
+	s := f.s
+	const n = 2*shardBlock + 300
+	f.store("h", 0, n)
+	f.store("l", 0, 20)
+	for range n / 500 {
+		f.write(f.pending("h", 500))
+	}
+	f.write(f.pending("h", n))
+	f.write(f.pending("l", 20))
+	ctx := t.Context()
+	sizes := shardSizes(n)
+	for sh, want := range sizes {
+		var got int
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM vec_messages_large WHERE user_id = 'h' AND shard = ?`, sh).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("shard %d holds %d vectors, want %d", sh, got, want)
+		}
+	}
+	sharded, err := s.tierOf(ctx, messageCorpus, "h", n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(sharded.shards, sizes) {
+		t.Fatalf("tierOf: shards %v, want %v", sharded.shards, sizes)
+	}
+	whole := sharded
+	whole.shards = nil
+	r := rand.New(rand.NewPCG(3, 4))
+	for q := range 20 {
+		v := make([]float32, s.emb.Dim())
+		for i := range v {
+			v[i] = float32(r.NormFloat64())
+		}
+		code := s.proj.code(v)
+		got, err := s.binaryCandidates(ctx, sharded, code, 64, []string{"user_id = ?"}, []any{"h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.binaryCandidates(ctx, whole, code, 64, []string{"user_id = ?"}, []any{"h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dists := func(c []scoredSeq) []float64 {
+			out := make([]float64, len(c))
+			for i, x := range c {
+				out[i] = x.score
+			}
+			return out
+		}
+		if !slices.Equal(dists(got), dists(want)) {
+			t.Fatalf("query %d: sharded candidates at %v, whole partition at %v", q, dists(got), dists(want))
+		}
+	}
+	// A stored vector is its own nearest, on the binary-code path.
+	var id string
+	var scale float64
+	var b []byte
+	if err := s.r.QueryRowContext(ctx, `SELECT m.id, r.scale, r.v FROM vec_rescore r JOIN messages m ON m.seq = r.seq
+		WHERE m.user_id = 'h' ORDER BY r.seq DESC LIMIT 1`).Scan(&id, &scale, &b); err != nil {
+		t.Fatal(err)
+	}
+	s.cfg.CoarseThreshold = 100
+	hits, err := s.SemanticSearch(ctx, "h", SemanticQuery{Vector: dequantize(make([]float32, s.emb.Dim()), scale, b), TopK: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].ID != id {
+		t.Fatalf("own vector: hits %v, want %s first", hits, id)
+	}
+	for _, h := range hits {
+		if h.UserID != "h" {
+			t.Fatalf("hit of %s", h.UserID)
+		}
+	}
+}
+
+// TestLegacyBigMigrates: a store whose large users' vectors are in the
+// unsharded twin of before (vec_messages_big) opens with them moved to the
+// sharded one, every row kept, the old twin dropped, and the same search
+// results.
+func TestLegacyBigMigrates(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	f := &tierFixture{tb: t, r: rand.New(rand.NewPCG(1, 2))}
+	var err error
+	if f.s, err = Open(ctx, Config{Dir: dir, NoIndexer: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := f.s
+	f.vec = make([]float32, s.emb.Dim())
+	f.store("h", 0, promoteAt+50)
+	f.store("l", 0, 10)
+	f.write(f.pending("h", promoteAt+50))
+	f.write(f.pending("l", 10))
+	ids := vecRowids(t, s, "vec_messages_large", "h")
+	light := vecRowids(t, s, "vec_messages", "l")
+	search := func(s *Store) []string {
+		var out []string
+		for _, seq := range []int64{ids[3], ids[len(ids)-1]} {
+			var scale float64
+			var b []byte
+			if err := s.r.QueryRowContext(ctx, `SELECT scale, v FROM vec_rescore WHERE seq = ?`, seq).Scan(&scale, &b); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := s.SemanticSearch(ctx, "h", SemanticQuery{Vector: dequantize(make([]float32, s.emb.Dim()), scale, b), TopK: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				out = append(out, h.ID)
+			}
+		}
+		return out
+	}
+	before := search(s)
+	// Put h's vectors back in the twin of before, as an older version kept them.
+	err = s.update(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, s.vecMessagesDDL("vec_messages"+legacyBigSuffix)); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO vec_messages_big (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
+				SELECT rowid, 'h', role, created_ms, conversation_id, group_id, vec_int8(embedding), vec_bit(coarse) FROM vec_messages_large WHERE rowid = ?`, id); err != nil {
+				return err
+			}
+		}
+		_, err := deleteUserVectors(ctx, tx, "vec_messages_large", "h")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := vecRowids(t, s, "vec_messages_big", "h"); !slices.Equal(got, ids) {
+		t.Fatalf("old twin holds %d rows, want %d", len(got), len(ids))
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(ctx, Config{Dir: dir, NoIndexer: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var n int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'vec_messages_big'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("old twin still there (%d, %v)", n, err)
+	}
+	if got := vecRowids(t, s, "vec_messages_large", "h"); !slices.Equal(got, ids) {
+		t.Fatalf("after the move: %d rows, want %d", len(got), len(ids))
+	}
+	if got := vecRowids(t, s, "vec_messages", "l"); !slices.Equal(got, light) {
+		t.Fatalf("light user: %v, was %v", got, light)
+	}
+	if after := search(s); !slices.Equal(after, before) {
+		t.Fatalf("search after the move %v, before %v", after, before)
 	}
 }
