@@ -261,6 +261,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
 		for _, c := range f.Categories {
 			pat = strings.ReplaceAll(pat, "{vocab:"+c.Name+"}", kinAlt(c.Vocab[r.Lang]))
+			pat = strings.ReplaceAll(pat, "{stems:"+c.Name+"}", stemAlt(c.Vocab[r.Lang]))
 		}
 		pat = strings.ReplaceAll(pat, "{self}", string(selfMark))
 		flags := ""
@@ -352,6 +353,21 @@ func kinAlt(words []string) string {
 	}
 	if len(alts) == 0 {
 		return `\x{FFFF}` // matches nothing in text
+	}
+	return strings.Join(alts, "|")
+}
+
+// stemAlt is an alternation of words, longest first, that may go on with
+// a plural ending the pattern gives ("{stems:pet}s?\b" takes "kittens").
+func stemAlt(words []string) string {
+	words = slices.Clone(words)
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) })
+	alts := make([]string, 0, len(words))
+	for _, w := range words {
+		alts = append(alts, regexp.QuoteMeta(w))
+	}
+	if len(alts) == 0 {
+		return `\x{FFFF}`
 	}
 	return strings.Join(alts, "|")
 }
@@ -578,6 +594,7 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			rest = strings.ReplaceAll(rest, f, string(selfMark))
 		}
 		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
+		rest = enReported(rest)
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
 		pred, past := lx.cutPast(pred)
 		var fs []Fact
@@ -599,6 +616,10 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			if full, _ = lx.cutPast(full); full != pred {
 				fs, other = lx.match(full, ante)
 			}
+		}
+		if loc := zhSince.FindStringIndex(pred); len(fs) == 0 && !other && loc != nil {
+			// "退伍以后一直做保安": what follows the time clause.
+			fs, other = lx.match(lx.stripAdverbs(pred[loc[1]:]), ante)
 		}
 		if other {
 			// A relative: the family fact, and nothing else of the clause
@@ -648,6 +669,32 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		out[i].Slot = strings.ReplaceAll(out[i].Slot, string(selfMark), strings.ToLower(name))
 	}
 	return out
+}
+
+// zhSince is a time clause that opens a predicate: 退伍以后, 结婚后.
+var zhSince = regexp.MustCompile(`^\p{Han}{1,4}?(?:以后|之后|后|以来)`)
+
+// enReport is what a bot writes when it reports the sender's words
+// ("mentioned she's a paralegal", "said that they live in Leeds").
+var enReport = regexp.MustCompile(`(?i)^\s*(?:says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|admitted|admits|revealed|reveals|told (?:me|us|the assistant|the bot))(?: that)? (?:she|he|they)(['’]s been|['’]s|['’]ve|['’]re| )`)
+
+// enReported drops the report around the sender's words: "mentioned
+// she's a paralegal" is "is a paralegal", "said they live" is "lives".
+func enReported(rest string) string {
+	m := enReport.FindStringSubmatchIndex(rest)
+	if m == nil {
+		return rest
+	}
+	tail := strings.TrimLeft(rest[m[1]:], " ")
+	switch strings.ToLower(strings.ReplaceAll(rest[m[2]:m[3]], "’", "'")) {
+	case "'s been":
+		return " has been " + tail
+	case "'s", "'re":
+		return " is " + tail
+	case "'ve":
+		return " has " + tail
+	}
+	return enThird(" " + tail)
 }
 
 // subordinator opens a clause inside a sentence ("…before Ann moved
@@ -879,6 +926,8 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 	v := ""
 	if i := r.re.SubexpIndex("v"); i >= 0 {
 		v = strings.Trim(m[i], " \t\"'“”‘’「」《》.")
+		// "can't function without Ann's morning espresso": the espresso.
+		v = strings.TrimPrefix(strings.TrimPrefix(v, string(selfMark)+"'s "), string(selfMark)+"’s ")
 	}
 	if mapped, ok := r.values[v]; ok {
 		v = mapped
@@ -915,6 +964,10 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 	return f, rest, true
 }
 
+// notGerund are words in -ing that name no activity ("morning
+// espresso" is a drink).
+var notGerund = map[string]bool{"morning": true, "evening": true, "spring": true, "something": true, "everything": true}
+
 // reroute is the category of a value a rule found: a like of food or
 // drink moves there when the value is the food or drink itself ("吃辣",
 // "spicy food"), not something done with it ("做手冲咖啡", "cooking Thai
@@ -933,7 +986,7 @@ func (lx *lexicon) reroute(r rule, v string) string {
 		if r.lang == "zh" && loc[0] > 0 {
 			continue
 		}
-		if first, _, _ := strings.Cut(s, " "); r.lang == "en" && loc[0] > 0 && strings.HasSuffix(first, "ing") {
+		if first, _, _ := strings.Cut(s, " "); r.lang == "en" && loc[0] > 0 && strings.HasSuffix(first, "ing") && !notGerund[first] {
 			continue
 		}
 		return to

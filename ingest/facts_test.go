@@ -110,6 +110,9 @@ func TestExtractFacts(t *testing.T) {
 		{"zh place narrowed", zh, "张三(qq:10001)住在成都，在高新区", []ingest.Fact{f("location", "location", "成都高新区", "", "zh")}},
 		{"zh place changed", zh, "张三(qq:10001)家在郑州，截至2026年3月4日在北京", []ingest.Fact{f("location", "location", "郑州", "", "zh"), f("location", "location", "北京", "", "zh")}},
 		{"en subordinate clause", en, "Boston was home until Alice (qq:20002) moved to Denver", []ingest.Fact{f("location", "location", "Denver", "", "en")}},
+		{"en reported speech", en, "Alice (qq:20002) mentioned she's a paralegal", []ingest.Fact{f("occupation", "occupation", "paralegal", "", "en")}},
+		{"en plural pet", en, "Alice (qq:20002) has three rabbits", []ingest.Fact{f("pet", "rabbit", "rabbit", "", "en")}},
+		{"zh after a time clause", zh, "张三(qq:10001)退伍以后一直做保安", []ingest.Fact{f("occupation", "occupation", "保安", "", "zh")}},
 		{"en nationality", en, "Alice (qq:20002) is originally Mexican", []ingest.Fact{f("hometown", "hometown", "Mexico", "", "en")}},
 	}
 	for _, tt := range tests {
