@@ -61,6 +61,8 @@ type lexiconFile struct {
 	WeOnly     []string                     `yaml:"we_categories"`
 	SelfLead   []string                     `yaml:"self_lead"`
 	SelfNames  []string                     `yaml:"self_names"`
+	TopicStop  map[string][]string          `yaml:"topic_stop"`
+	TopicTime  string                       `yaml:"topic_time"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -82,6 +84,7 @@ type lexiconFile struct {
 		Other    bool              `yaml:"other"`
 		Anywhere bool              `yaml:"anywhere"`
 		Also     bool              `yaml:"also"`
+		Inverted bool              `yaml:"inverted"`
 		Ante     string            `yaml:"ante"`
 	} `yaml:"rules"`
 	Topics []struct {
@@ -125,6 +128,10 @@ type rule struct {
 	// also: the rule adds its fact to the one the first matching rule
 	// found ("walks Ann's dog twice a day" is a routine and a pet).
 	also bool
+	// inverted: the rule matches a whole clause in which the subject is
+	// not the first word ("Shellfish makes {self} break out in hives"),
+	// and only such clauses.
+	inverted bool
 }
 
 type topic struct {
@@ -149,6 +156,8 @@ type lexicon struct {
 	weOnly    []string       // the categories a we-clause may state
 	selfLead  []string       // words that open a statement about oneself without a subject
 	selfNames []string       // how an observation may name the sender (用户, the user)
+	topicStop *regexp.Regexp // words that keep a text before the sender from being a topic
+	topicTime *regexp.Regexp // a topic that is a time or a circumstance, not an object
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
@@ -252,6 +261,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
 		for _, c := range f.Categories {
 			pat = strings.ReplaceAll(pat, "{vocab:"+c.Name+"}", kinAlt(c.Vocab[r.Lang]))
+			pat = strings.ReplaceAll(pat, "{stems:"+c.Name+"}", stemAlt(c.Vocab[r.Lang]))
 		}
 		pat = strings.ReplaceAll(pat, "{self}", string(selfMark))
 		flags := ""
@@ -276,7 +286,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			}
 		}
 		lx.rules = append(lx.rules, rule{ante: ante, category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
-			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also})
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -306,6 +316,12 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	lx.weOnly = f.WeOnly
 	lx.selfLead = f.SelfLead
 	lx.selfNames = f.SelfNames
+	if lx.topicStop, err = wordsRE(both(f.TopicStop)); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: topic_stop: %w", err)
+	}
+	if lx.topicTime, err = regexp.Compile(f.TopicTime); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: topic_time: %w", err)
+	}
 	lx.pastLead = both(f.PastLead)
 	slices.SortFunc(lx.pastLead, func(a, b string) int { return len(b) - len(a) })
 	for _, v := range both(f.Vague) {
@@ -337,6 +353,21 @@ func kinAlt(words []string) string {
 	}
 	if len(alts) == 0 {
 		return `\x{FFFF}` // matches nothing in text
+	}
+	return strings.Join(alts, "|")
+}
+
+// stemAlt is an alternation of words, longest first, that may go on with
+// a plural ending the pattern gives ("{stems:pet}s?\b" takes "kittens").
+func stemAlt(words []string) string {
+	words = slices.Clone(words)
+	slices.SortFunc(words, func(a, b string) int { return len(b) - len(a) })
+	alts := make([]string, 0, len(words))
+	for _, w := range words {
+		alts = append(alts, regexp.QuoteMeta(w))
+	}
+	if len(alts) == 0 {
+		return `\x{FFFF}`
 	}
 	return strings.Join(alts, "|")
 }
@@ -502,7 +533,7 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 	about := false // the clause before was about subj
 	var ante *Fact // the last fact stated or recalled, for an ellipsis
 	prev := -1     // the fact of the clause before in out, or -1
-	for _, c := range splitClauses(text) {
+	for _, c := range splitAtSubject(splitClauses(text), starts) {
 		s := notQuestion.Replace(joinHan(lx.stripTimes(c.text)))
 		last := prev
 		prev = -1
@@ -522,6 +553,25 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		if !explicit && len(out) == 0 && !about {
 			if _, ok := cutWord(s, lx.selfLead); ok {
 				rest, explicit = s, true // "坐标上海": a statement about oneself
+			}
+		}
+		topic := ""
+		if !explicit && !c.question {
+			if fs := lx.invertedFacts(s, forms, starts, ante); len(fs) > 0 {
+				// "Pizza is Ann's comfort food": subj is not the first word.
+				a := fs[len(fs)-1]
+				ante = &a
+				out = append(out, fs...)
+				prev, about = len(out)-1, true
+				continue
+			}
+			if t, r, ok := lx.cutTopic(s, starts); ok {
+				rest, explicit = r, true
+				if lx.topicTime.MatchString(t) {
+					rest = t + r // "下班后张三…": a circumstance, read in order
+				} else {
+					topic = t // "奶茶张三一周能喝五杯": the object, put first
+				}
 			}
 		}
 		switch {
@@ -544,14 +594,32 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			rest = strings.ReplaceAll(rest, f, string(selfMark))
 		}
 		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
+		rest = enReported(rest)
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
 		pred, past := lx.cutPast(pred)
-		fs, other := lx.match(pred, ante)
+		var fs []Fact
+		other := false
+		if topic != "" {
+			// The object said first goes back after the verb ("一周能
+			// 喝五杯奶茶", "把葱花挑出来").
+			for _, p := range []string{strings.TrimRight(pred, "了啦呢") + topic, "把" + topic + pred} {
+				if fs, other = lx.match(p, ante); len(fs) > 0 || other {
+					break
+				}
+			}
+		}
+		if len(fs) == 0 && !other {
+			fs, other = lx.match(pred, ante)
+		}
 		if full := strings.TrimSpace(rest); len(fs) == 0 && !other && full != pred {
 			// The adverbs may carry the fact: 平时上班骑电动车 is a routine.
 			if full, _ = lx.cutPast(full); full != pred {
 				fs, other = lx.match(full, ante)
 			}
+		}
+		if loc := zhSince.FindStringIndex(pred); len(fs) == 0 && !other && loc != nil {
+			// "退伍以后一直做保安": what follows the time clause.
+			fs, other = lx.match(lx.stripAdverbs(pred[loc[1]:]), ante)
 		}
 		if other {
 			// A relative: the family fact, and nothing else of the clause
@@ -580,6 +648,13 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			about = explicit && !possessive.MatchString(rest) && !lx.others.MatchString(rest)
 			continue
 		}
+		// A time the historian wrote ("现在" is "截至…") marks a change.
+		timed := lx.stripTimes(c.text) != strings.TrimSpace(spaces.ReplaceAllString(c.text, " "))
+		if !past && !timed && lx.narrows(out, last, strings.TrimSpace(rest), fs) {
+			a := out[last]
+			ante, prev = &a, last
+			continue
+		}
 		a := fs[len(fs)-1]
 		ante = &a
 		if past {
@@ -594,6 +669,107 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		out[i].Slot = strings.ReplaceAll(out[i].Slot, string(selfMark), strings.ToLower(name))
 	}
 	return out
+}
+
+// zhSince is a time clause that opens a predicate: 退伍以后, 结婚后.
+var zhSince = regexp.MustCompile(`^\p{Han}{1,4}?(?:以后|之后|后|以来)`)
+
+// enReport is what a bot writes when it reports the sender's words
+// ("mentioned she's a paralegal", "said that they live in Leeds").
+var enReport = regexp.MustCompile(`(?i)^\s*(?:says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|admitted|admits|revealed|reveals|told (?:me|us|the assistant|the bot))(?: that)? (?:she|he|they)(['’]s been|['’]s|['’]ve|['’]re| )`)
+
+// enReported drops the report around the sender's words: "mentioned
+// she's a paralegal" is "is a paralegal", "said they live" is "lives".
+func enReported(rest string) string {
+	m := enReport.FindStringSubmatchIndex(rest)
+	if m == nil {
+		return rest
+	}
+	tail := strings.TrimLeft(rest[m[1]:], " ")
+	switch strings.ToLower(strings.ReplaceAll(rest[m[2]:m[3]], "’", "'")) {
+	case "'s been":
+		return " has been " + tail
+	case "'s", "'re":
+		return " is " + tail
+	case "'ve":
+		return " has " + tail
+	}
+	return enThird(" " + tail)
+}
+
+// subordinator opens a clause inside a sentence ("…before Ann moved
+// out to Phoenix"); the sentence is cut there when subj follows it.
+var subordinator = regexp.MustCompile(`(?i)\s+(?:before|after|when|until|since|once|ever since)\s+`)
+
+// splitAtSubject cuts each clause where a subordinator is followed by
+// one of starts, the ways of naming subj.
+func splitAtSubject(cs []clause, starts []string) []clause {
+	var out []clause
+	for _, c := range cs {
+		last := 0
+		for _, m := range subordinator.FindAllStringIndex(c.text, -1) {
+			after := c.text[m[1]:]
+			if !slices.ContainsFunc(starts, func(f string) bool { return strings.HasPrefix(after, f) }) {
+				continue
+			}
+			out = append(out, clause{text: c.text[last:m[0]], question: c.question, and: c.and && last == 0})
+			last = m[1]
+		}
+		out = append(out, clause{text: c.text[last:], question: c.question, and: c.and && last == 0})
+	}
+	return out
+}
+
+// topicWord is a topic said before the subject: a few Han characters,
+// letters or digits.
+var topicWord = regexp.MustCompile(`^[\p{Han}A-Za-z0-9]{1,8}$`)
+
+// cutTopic finds a clause that names something before subj ("奶茶张三一
+// 周能喝五杯", "下班后张三…"): the topic and what follows subj. A topic
+// holds no one else and no verb of saying or giving (lexicon topic_stop).
+func (lx *lexicon) cutTopic(s string, starts []string) (topic, rest string, ok bool) {
+	for _, f := range starts {
+		i := strings.Index(s, f)
+		if i <= 0 {
+			continue
+		}
+		t := s[:i]
+		if !topicWord.MatchString(t) || utf8.RuneCountInString(t) > 8 || !unicode.Is(unicode.Han, []rune(t)[0]) ||
+			lx.topicStop != nil && lx.topicStop.MatchString(t) || lx.others.MatchString(t) || lx.we.MatchString(t) {
+			return "", "", false
+		}
+		return t, s[i+len(f):], true
+	}
+	return "", "", false
+}
+
+// invertedFacts matches the inverted rules against a clause in which subj
+// is named but not first ("Shellfish makes Ann break out in hives").
+func (lx *lexicon) invertedFacts(s string, forms, starts []string, ante *Fact) []Fact {
+	i := -1
+	for _, f := range starts {
+		if j := strings.Index(s, f); j > 0 && (i < 0 || j < i) {
+			i = j
+		}
+	}
+	if i < 0 || otherSubject.MatchString(s) || lx.topicStop != nil && lx.topicStop.MatchString(s[:i]) {
+		return nil // nobody else speaks or acts in the clause
+	}
+	for _, f := range forms {
+		s = strings.ReplaceAll(s, f, string(selfMark))
+	}
+	for _, f := range lx.selfNames {
+		s = strings.ReplaceAll(s, f, string(selfMark))
+	}
+	for _, r := range lx.rules {
+		if !r.inverted {
+			continue
+		}
+		if f, _, ok := lx.apply(r, s, ante); ok {
+			return []Fact{f}
+		}
+	}
+	return nil
 }
 
 // cutPast reports whether pred tells what used to be, and returns it as
@@ -632,6 +808,33 @@ func enThird(rest string) string {
 // listItem is a bare noun phrase of a few words: the next item of a list
 // ("likes hiking and camping").
 var listItem = regexp.MustCompile(`^(?i:[a-z][a-z'-]*(?: [a-z][a-z'-]*){0,2})$`)
+
+// narrowLead opens a clause that only says where ("在高新区", "is in
+// the Zurich office").
+var narrowLead = regexp.MustCompile(`^(?:在|(?i:is (?:in|at|based in)) )`)
+
+// narrows adds the place of a clause that only says where (rest, with
+// no adverb before it) to the fact of the same one-value category the
+// clause before stated ("住在成都，在高新区" lives in 成都高新区; "是腾讯的员
+// 工，在IEG" works at 腾讯IEG), where it would otherwise replace it. What
+// used to be is no antecedent here, and an adverb marks a change
+// ("以前在北京，现在在上海" and "家在郑州，现在在北京" still move).
+func (lx *lexicon) narrows(out []Fact, last int, rest string, fs []Fact) bool {
+	if len(fs) != 1 || last < 0 || !narrowLead.MatchString(rest) {
+		return false
+	}
+	o, f := &out[last], fs[0]
+	if o.Category != f.Category || !lx.cats[o.Category].single || strings.Contains(o.Value, f.Value) {
+		return false
+	}
+	sep := ""
+	if o.Lang == "en" {
+		sep = ", "
+	}
+	o.Value += sep + f.Value
+	o.Slot = lx.slot(lx.cats[o.Category], o.Value)
+	return true
+}
 
 // nextItem is the fact of a clause that only names the next item of the
 // list the clause before began ("likes hiking and camping").
@@ -680,7 +883,7 @@ func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
 		return fs, other
 	}
 	for _, r := range lx.rules {
-		if !r.also {
+		if !r.also || r.inverted {
 			continue
 		}
 		if f, _, ok := lx.apply(r, predicate, ante); ok && !slices.ContainsFunc(fs, func(g Fact) bool { return g.Category == f.Category }) {
@@ -693,7 +896,7 @@ func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
 // first returns the facts of the first rule that matches predicate.
 func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, other bool) {
 	for _, r := range lx.rules {
-		if r.also || theirs && !r.other {
+		if r.also || r.inverted || theirs && !r.other {
 			continue
 		}
 		f, rest, ok := lx.apply(r, predicate, ante)
@@ -723,6 +926,8 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 	v := ""
 	if i := r.re.SubexpIndex("v"); i >= 0 {
 		v = strings.Trim(m[i], " \t\"'“”‘’「」《》.")
+		// "can't function without Ann's morning espresso": the espresso.
+		v = strings.TrimPrefix(strings.TrimPrefix(v, string(selfMark)+"'s "), string(selfMark)+"’s ")
 	}
 	if mapped, ok := r.values[v]; ok {
 		v = mapped
@@ -759,6 +964,10 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 	return f, rest, true
 }
 
+// notGerund are words in -ing that name no activity ("morning
+// espresso" is a drink).
+var notGerund = map[string]bool{"morning": true, "evening": true, "spring": true, "something": true, "everything": true}
+
 // reroute is the category of a value a rule found: a like of food or
 // drink moves there when the value is the food or drink itself ("吃辣",
 // "spicy food"), not something done with it ("做手冲咖啡", "cooking Thai
@@ -777,7 +986,7 @@ func (lx *lexicon) reroute(r rule, v string) string {
 		if r.lang == "zh" && loc[0] > 0 {
 			continue
 		}
-		if first, _, _ := strings.Cut(s, " "); r.lang == "en" && loc[0] > 0 && strings.HasSuffix(first, "ing") {
+		if first, _, _ := strings.Cut(s, " "); r.lang == "en" && loc[0] > 0 && strings.HasSuffix(first, "ing") && !notGerund[first] {
 			continue
 		}
 		return to

@@ -102,6 +102,18 @@ func TestExtractFacts(t *testing.T) {
 		{"en maybe", en, "Alice (qq:20002) might move to Rome", nil},
 		{"en would", en, "Alice (qq:20002) would love to live in Paris", nil},
 		{"unknown subject", ingest.Subject{}, "我住在北京", nil},
+		{"zh topic object", zh, "咖啡张三(qq:10001)每天都要喝两杯", []ingest.Fact{f("drink", "咖啡", "咖啡", "positive", "zh")}},
+		{"zh topic time", zh, "周末张三(qq:10001)一般去爬山", []ingest.Fact{f("habit", "周末一般去爬山", "周末一般去爬山", "", "zh")}},
+		{"zh topic said by another", zh, "助手建议张三(qq:10001)多喝水", nil},
+		{"en subject as object", en, "Peanuts give Alice (qq:20002) hives", []ingest.Fact{f("allergy", "peanuts", "Peanuts", "", "en")}},
+		{"en subject as object, said by another", en, "The assistant said peanuts give Alice (qq:20002) hives", nil},
+		{"zh place narrowed", zh, "张三(qq:10001)住在成都，在高新区", []ingest.Fact{f("location", "location", "成都高新区", "", "zh")}},
+		{"zh place changed", zh, "张三(qq:10001)家在郑州，截至2026年3月4日在北京", []ingest.Fact{f("location", "location", "郑州", "", "zh"), f("location", "location", "北京", "", "zh")}},
+		{"en subordinate clause", en, "Boston was home until Alice (qq:20002) moved to Denver", []ingest.Fact{f("location", "location", "Denver", "", "en")}},
+		{"en reported speech", en, "Alice (qq:20002) mentioned she's a paralegal", []ingest.Fact{f("occupation", "occupation", "paralegal", "", "en")}},
+		{"en plural pet", en, "Alice (qq:20002) has three rabbits", []ingest.Fact{f("pet", "rabbit", "rabbit", "", "en")}},
+		{"zh after a time clause", zh, "张三(qq:10001)退伍以后一直做保安", []ingest.Fact{f("occupation", "occupation", "保安", "", "zh")}},
+		{"en nationality", en, "Alice (qq:20002) is originally Mexican", []ingest.Fact{f("hometown", "hometown", "Mexico", "", "en")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

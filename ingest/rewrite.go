@@ -435,7 +435,10 @@ var enVerbs = map[string]string{"am": "is", "are": "is", "were": "was", "have": 
 
 var enRegular = strings.Fields(`like love hate want need live work prefer think own play eat drink know plan study use feel
 	enjoy watch read speak cook run write hope miss teach believe dislike get make take visit remember forget wish intend
-	drive ride wear keep collect avoid practice sing dance swim walk travel buy sell prefer agree mean seem try stay`)
+	drive ride wear keep collect avoid practice sing dance swim walk travel buy sell prefer agree mean seem try stay
+	lift knit bake paint draw hike bike jog surf ski skate climb garden volunteer coach tutor commute meditate train
+	stream code design grow raise foster adopt babysit serve clean brew pray attend listen journal skip spend
+	manage lead head supervise oversee handle build edit translate deliver`)
 
 func thirdPerson(v string) string {
 	if t, ok := enVerbs[strings.ToLower(v)]; ok {
