@@ -300,6 +300,14 @@ func (s *Store) migrateLegacyBig(ctx context.Context) error {
 		}); err != nil {
 			return fmt.Errorf("storage: vector shards: %w", err)
 		}
+		// The old twin's pages go back to the file system (a store of
+		// before the tiers has auto_vacuum=INCREMENTAL since its rebuild).
+		if err := s.freePages(ctx); err != nil {
+			return err
+		}
+		if _, err := s.w.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			return fmt.Errorf("storage: checkpoint: %w", err)
+		}
 	}
 	return nil
 }
