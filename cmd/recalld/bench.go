@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/recalld/recalld/internal/cmdconfig"
+	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/internal/popbench"
 )
 
@@ -23,7 +25,22 @@ func (a *app) benchCmd(ctx context.Context, args []string) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: bench takes no arguments", errUsage)
 	}
-	cfg := flags.Config(slog.New(slog.NewTextHandler(a.stderr, nil)))
+	log := slog.New(slog.NewTextHandler(a.stderr, nil))
+	cfg := flags.Config(log)
+	switch *flags.Embedder {
+	case "hash":
+	case "default":
+		emb, fallback, err := cmdconfig.NewEmbedder(ctx, config.DefaultConfig().Embedder, log)
+		if err != nil {
+			return err
+		}
+		if fallback != "" {
+			return fmt.Errorf("bench -embedder default: %s", fallback)
+		}
+		cfg.Embedder = emb
+	default:
+		return fmt.Errorf("%w: -embedder is hash or default, not %q", errUsage, *flags.Embedder)
+	}
 	if cfg.Dir == "" {
 		tmp, err := os.MkdirTemp("", "recalld-bench-")
 		if err != nil {

@@ -19,6 +19,9 @@ type Flags struct {
 	JSON                             *bool
 	// CPUProfile is a file for a CPU profile of the measured calls.
 	CPUProfile *string
+	// Embedder is "hash" (the benchmark's default) or "default" (the
+	// embedder recalld serve uses by default); the command builds it.
+	Embedder *string
 }
 
 // RegisterFlags adds the benchmark's flags to fs.
@@ -38,6 +41,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		mmapMB:     fs.Int64("sqlite-mmap-mb", 256, "SQLite mmap of recalld.db per connection, as sqlite_mmap_mb (0: none)"),
 		JSON:       fs.Bool("json", false, "print the report as JSON"),
 		CPUProfile: fs.String("cpuprofile", "", "write a CPU profile of the measured calls (not the build) to this file"),
+		Embedder:   fs.String("embedder", "hash", "hash (hashing, 1024-d: the store's own costs) or default (serve's default embedder: USE-Lite + bge-small-zh + hashing from ./models, 2048-d)"),
 	}
 }
 

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -64,7 +65,10 @@ type Config struct {
 	// CPUProfile, when set, is the file of a CPU profile of the measured
 	// calls (the untimed warm-up calls and the build excluded).
 	CPUProfile string
-	Logger     *slog.Logger
+	// Embedder makes the vectors; nil: the hashing embedder (1024-d), whose
+	// speed leaves the store's own costs in view.
+	Embedder embed.Embedder
+	Logger   *slog.Logger
 }
 
 // Latency is the latency of one operation for one class of user.
@@ -80,6 +84,7 @@ type Latency struct {
 // Report is what a run measured.
 type Report struct {
 	Population    Population `json:"population"`
+	Embedder      string     `json:"embedder"` // name/dimension
 	Messages      int        `json:"messages"`
 	HeavyMessages int        `json:"heavy_messages_total"`
 	LightMessages int        `json:"light_messages_total"`
@@ -126,6 +131,7 @@ var Ops = []string{"recall", "messages_list", "lexical_search", "semantic_search
 // built is what popbench.json keeps of a build.
 type built struct {
 	Population Population `json:"population"`
+	Embedder   string     `json:"embedder"`
 	Messages   int        `json:"messages"`
 	AckRate    float64    `json:"ack_msgs_per_s"`
 	IndexRate  float64    `json:"index_msgs_per_s"`
@@ -158,13 +164,19 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			rep.LightMessages += n
 		}
 	}
-	sc := storage.Config{Dir: cfg.Dir, NoIndexer: true, IndexBatch: 1000, CacheBytes: cfg.CacheBytes, MmapBytes: cfg.MmapBytes, Logger: log}
+	sc := storage.Config{Dir: cfg.Dir, NoIndexer: true, IndexBatch: 1000, CacheBytes: cfg.CacheBytes, MmapBytes: cfg.MmapBytes, Embedder: cfg.Embedder, Logger: log}
+	emb := cfg.Embedder
+	if emb == nil {
+		emb = embed.NewHashing(0)
+	}
+	rep.Embedder = fmt.Sprintf("%s/%d", emb.Name(), emb.Dim())
 	var b built
-	if raw, err := os.ReadFile(filepath.Join(cfg.Dir, builtFile)); err == nil && json.Unmarshal(raw, &b) == nil && b.Population == p {
+	if raw, err := os.ReadFile(filepath.Join(cfg.Dir, builtFile)); err == nil && json.Unmarshal(raw, &b) == nil && b.Population == p &&
+		(b.Embedder == rep.Embedder || b.Embedder == "" && cfg.Embedder == nil) {
 		rep.Reused = true
 		log.Info("reusing the store", "dir", cfg.Dir, "messages", b.Messages)
 	} else {
-		if b, err = build(ctx, sc, p, counts, log); err != nil {
+		if b, err = build(ctx, sc, p, rep.Embedder, counts, log); err != nil {
 			return Report{}, err
 		}
 	}
@@ -320,7 +332,7 @@ func userCounts(p Population) []int {
 
 // build stores and indexes the population in sc.Dir, which it empties
 // first, and records it in popbench.json.
-func build(ctx context.Context, sc storage.Config, p Population, counts []int, log *slog.Logger) (built, error) {
+func build(ctx context.Context, sc storage.Config, p Population, embedder string, counts []int, log *slog.Logger) (built, error) {
 	if err := os.RemoveAll(sc.Dir); err != nil {
 		return built{}, err
 	}
@@ -333,7 +345,7 @@ func build(ctx context.Context, sc storage.Config, p Population, counts []int, l
 			store.Close()
 		}
 	}()
-	b := built{Population: p}
+	b := built{Population: p, Embedder: embedder}
 	r := rand.New(rand.NewPCG(p.Seed, 2))
 	gen := newGenerator(r)
 	// Users send in turns, a batch of up to 50 messages each (a bot that
