@@ -35,6 +35,8 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m11", day(4, 12), "Atlas 的上线推迟到五月了"),
 		user("m12", day(4, 14), "My partner Sam works as a nurse, mostly night shifts"),
 		user("m13", day(4, 29), "今天去体检了，医生说血脂有点高"),
+		user("m14", day(4, 10), "最近每天下班练半小时尤克里里，手指头都磨出茧了"),
+		user("m15", day(4, 11), "新买了一辆自行车，以后骑车通勤"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -70,6 +72,10 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},
 		{name: "a relative never spoken of", question: "我妹妹对什么过敏？", noEvidence: true, forbidden: []string{"m3"}, note: "does not mention the sibling"},
 		{name: "a relative by name", question: "What does my partner do?", cited: []string{"m12"}},
+		{name: "a kind named by a member", question: "我在学什么乐器？", cited: []string{"m14"}},
+		{name: "an animal named by a member", question: "我家那只小动物叫啥？", cited: []string{"m7"}},
+		{name: "a color asked and given", question: "我的护照照片是什么颜色的底？", cited: []string{"m1"}},
+		{name: "a color asked, none given", question: "我的自行车是什么颜色的？", noEvidence: true, forbidden: []string{"m15"}, note: "names no color"},
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},

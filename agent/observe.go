@@ -31,6 +31,9 @@ type observation struct {
 	present bool // the question asks about now (现在, 目前, still, currently)
 	past    bool // the question asks about the past (以前, 当初, used to, originally)
 	number  bool // the question asks for a quantity one message states (几岁, how old, phone number)
+	// kinds are the kinds of answer the question asks for by name
+	// (skill kinds: 什么颜色 → color), sorted.
+	kinds []string
 	// relation is the group of the user's people the question asks about
 	// ("我弟弟…", "my manager's…"), or "".
 	relation string
@@ -111,6 +114,11 @@ func (r *run) observe() observation {
 	o.present = presentTense(lower, p.Markers["present"])
 	o.past = countHits(lower, p.Markers["past"].Words()) > 0
 	o.number = countHits(lower, p.Markers["number"].Words()) > 0
+	for _, name := range sortedKeys(p.Kinds) {
+		if countHits(lower, p.Kinds[name].Ask.Words()) > 0 {
+			o.kinds = append(o.kinds, name)
+		}
+	}
 	o.relation = relationOf(lower, p.Relations)
 	return o
 }

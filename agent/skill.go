@@ -38,6 +38,17 @@ type Params struct {
 	// 女儿, kid, daughter): a question about "my brother" is answered only
 	// by a message that mentions someone of that group.
 	Relations map[string]Lexicon `yaml:"relations"`
+	// Kinds are kinds of answer a question may ask for by name (什么颜色,
+	// what color): a message that names none of the kind's words does not
+	// answer it.
+	Kinds map[string]Kind `yaml:"kinds"`
+}
+
+// Kind is a kind of answer: the words of a question that ask for it, and
+// the words that name one.
+type Kind struct {
+	Ask     Lexicon `yaml:"ask"`
+	Lexicon `yaml:",inline"`
 }
 
 // RunLimits bound one recall.
@@ -239,6 +250,11 @@ func (p Params) validate() error {
 	for name, in := range p.Intents {
 		if in.Role != "user" && in.Role != "assistant" && in.Role != "any" {
 			errs = append(errs, fmt.Errorf("intents.%s.role %q: want user, assistant or any", name, in.Role))
+		}
+	}
+	for name, k := range p.Kinds {
+		if len(k.Ask.Words()) == 0 || len(k.Words()) == 0 {
+			errs = append(errs, fmt.Errorf("kinds.%s needs ask words and words that name one", name))
 		}
 	}
 	return errors.Join(errs...)

@@ -406,6 +406,13 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	if o.number {
 		kept = r.keepOnly(kept, func(c *candidate) bool { return hasNumeral(c.ev.Content) }, "gives no number, the question asks for one")
 	}
+	// So is a question that asks for a kind of thing by name ("我的车是什么
+	// 颜色？" is not answered by "I drive a Tesla").
+	for _, kind := range o.kinds {
+		words := p.Kinds[kind].Words()
+		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 },
+			"names no "+kind+", the question asks for one")
+	}
 	// A question about one of the user's people ("我弟弟在哪里上班？") is
 	// answered by messages that mention someone of that group.
 	if o.relation != "" {
