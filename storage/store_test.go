@@ -380,17 +380,19 @@ func TestEmbedderMismatchAndReindex(t *testing.T) {
 // query of one user ever returns another's message. Light users (a few
 // messages: one partly filled vec0 chunk, the exact scan) sit beside heavy
 // ones (many chunks, above the coarse threshold: the binary-code scan), and
-// three of those are past the large-chunk tier (300 vectors: moved to
-// vec_messages_big at 256).
+// three of those are past the large-chunk tier (moved to vec_messages_large
+// at 256): two with 300 vectors, one with 1,300, spread over two shards.
 func TestIsolation(t *testing.T) {
 	s := storagetest.Open(t, storage.Config{CoarseThreshold: 20})
 	r := rand.New(rand.NewPCG(1, 2))
 	words := []string{"spicy", "atlas", "project", "coffee", "辣", "火锅", "会议", "budget", "plan", "secret"}
 	const users = 24
-	count := func(u int) int { // light: 1-3 messages; heavy: 45, or 300
+	count := func(u int) int { // light: 1-3 messages; heavy: 45, 300 or 1,300
 		switch {
 		case u%3 == 0:
 			return 1 + u%4%3
+		case u == 1:
+			return 1300
 		case u%8 == 1:
 			return 300
 		}
