@@ -171,3 +171,25 @@ func TestHasNumeral(t *testing.T) {
 		}
 	}
 }
+
+func TestHasAge(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"我儿子今年六岁，刚上一年级", true},
+		{"我的猫三岁了", true},
+		{"宝宝 8 个月大了", true},
+		{"She just turned 40 last week", true},
+		{"my 5-year-old son loves dinosaurs", true},
+		{"Alex is 32 years old", true},
+		{"我一个人带两个孩子", false},
+		{"I have two kids", false},
+		{"我闺女今年高三", false},
+		{"we moved here 3 years ago", false},
+	} {
+		if got := hasAge(tc.text); got != tc.want {
+			t.Errorf("hasAge(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m13", day(4, 29), "今天去体检了，医生说血脂有点高"),
 		user("m14", day(4, 10), "最近每天下班练半小时尤克里里，手指头都磨出茧了"),
 		user("m15", day(4, 11), "新买了一辆自行车，以后骑车通勤"),
+		user("m16", day(4, 12), "周末我一个人带两个孩子，累坏了"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -70,6 +71,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a named project is no subject", question: "Atlas 里我负责哪块？", cited: []string{"m10"}},
 		{name: "a number asked, none given", question: "How old is my partner?", noEvidence: true, forbidden: []string{"m12"}, note: "gives no number"},
 		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},
+		{name: "an age asked, a count given", question: "我孩子几岁了？", noEvidence: true, forbidden: []string{"m16"}, note: "gives no age"},
 		{name: "a relative never spoken of", question: "我妹妹对什么过敏？", noEvidence: true, forbidden: []string{"m3"}, note: "does not mention the sibling"},
 		{name: "a relative by name", question: "What does my partner do?", cited: []string{"m12"}},
 		{name: "a kind named by a member", question: "我在学什么乐器？", cited: []string{"m14"}},

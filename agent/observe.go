@@ -31,6 +31,7 @@ type observation struct {
 	present bool // the question asks about now (现在, 目前, still, currently)
 	past    bool // the question asks about the past (以前, 当初, used to, originally)
 	number  bool // the question asks for a quantity one message states (几岁, how old, phone number)
+	age     bool // the question asks for an age (几岁, how old)
 	// kinds are the kinds of answer the question asks for by name
 	// (skill kinds: 什么颜色 → color), sorted.
 	kinds []string
@@ -114,6 +115,7 @@ func (r *run) observe() observation {
 	o.present = presentTense(lower, p.Markers["present"])
 	o.past = countHits(lower, p.Markers["past"].Words()) > 0
 	o.number = countHits(lower, p.Markers["number"].Words()) > 0
+	o.age = countHits(lower, p.Markers["age"].Words()) > 0
 	for _, name := range sortedKeys(p.Kinds) {
 		if countHits(lower, p.Kinds[name].Ask.Words()) > 0 {
 			o.kinds = append(o.kinds, name)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -405,6 +406,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// vet").
 	if o.number {
 		kept = r.keepOnly(kept, func(c *candidate) bool { return hasNumeral(c.ev.Content) }, "gives no number, the question asks for one")
+	}
+	// An age is a number said as one (三岁, 32 years old), not a count.
+	if o.age {
+		kept = r.keepOnly(kept, func(c *candidate) bool { return hasAge(c.ev.Content) }, "gives no age, the question asks for one")
 	}
 	// So is a question that asks for a kind of thing by name ("我的车是什么
 	// 颜色？" is not answered by "I drive a Tesla").
@@ -872,6 +877,14 @@ func hasNumeral(text string) bool {
 	}
 	return false
 }
+
+// ageExpr matches an age as chats give one: a number before 岁 or 个月大
+// (三岁, 6 个月大), N years/months old (32-year-old), turned/turning N, or
+// aged N.
+var ageExpr = regexp.MustCompile(`(?i)[0-9一二三四五六七八九十两半]+\s*(?:周岁|岁|个多?月大|个月了)|\b(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]*(?:years?|yrs?|months?|weeks?)[\s-]*old\b|\b(?:turned|turning|turns|aged?)\s+[0-9]{1,3}\b`)
+
+// hasAge reports whether text gives an age (ageExpr).
+func hasAge(text string) bool { return ageExpr.MatchString(text) }
 
 // without is text, lower-cased, with each of words blanked out.
 func without(text string, words []string) string {
