@@ -461,6 +461,20 @@ func TestShardedCandidates(t *testing.T) {
 			t.Fatalf("hit of %s", h.UserID)
 		}
 	}
+	// Forgetting the user frees every shard's chunks; the light user stays.
+	if _, err := s.DeleteUser(ctx, "h"); err != nil {
+		t.Fatal(err)
+	}
+	var chunks int
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM vec_messages_large_chunks WHERE partition00 = 'h'`).Scan(&chunks); err != nil {
+		t.Fatal(err)
+	}
+	if rows := vecRowids(t, s, "vec_messages_large", "h"); chunks != 0 || len(rows) != 0 {
+		t.Fatalf("after forgetting h: %d chunks, %d rows in the large twin", chunks, len(rows))
+	}
+	if rows := vecRowids(t, s, "vec_messages", "l"); len(rows) != 20 {
+		t.Fatalf("light user has %d vectors, want 20", len(rows))
+	}
 }
 
 // TestLegacyBigMigrates: a store whose large users' vectors are in the
