@@ -411,8 +411,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	if o.age {
 		kept = r.keepOnly(kept, func(c *candidate) bool { return hasAge(c.ev.Content) }, "gives no age, the question asks for one")
 	}
-	// So is a question that asks for a kind of thing by name ("我的车是什么
-	// 颜色？" is not answered by "I drive a Tesla").
+	// A question that asks for a kind of thing by name is answered only by
+	// a message naming one ("我的车是什么颜色？" is not answered by "I drive a
+	// Tesla").
 	for _, kind := range o.kinds {
 		words := p.Kinds[kind].Words()
 		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 },
