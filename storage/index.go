@@ -609,14 +609,13 @@ func (s *Store) writeVectors(ctx context.Context, tx *sql.Tx, c corpus, rows []v
 				stored[d.user] = n
 			}
 		}
+		scale, q := quantize(d.vec)
 		vec := small
-		args := append(append([]any{d.seq, d.user}, d.meta...), nil, s.proj.code(d.vec))
+		args := append(append([]any{d.seq, d.user}, d.meta...), q, s.proj.code(d.vec))
 		if isbig {
 			vec = bigVec
 			args = append([]any{shardOf(stored[d.user] + perUser[d.user])}, args...)
 		}
-		scale, q := quantize(d.vec)
-		args[len(args)-2] = q
 		if _, err := vec.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("%s vector %d: %w", c.rows, d.seq, err)
 		}
