@@ -120,6 +120,7 @@ func TestExtractFacts(t *testing.T) {
 		{"zh names no one, 吉他 is no one", zh, "最近在学吉他", []ingest.Fact{f("learning", "吉他", "吉他", "", "zh")}},
 		{"zh names a colleague", zh, "同事刚搬到苏州", nil},
 		{"zh names no one but asks", zh, "刚搬到苏州，房租贵吗", nil},
+		{"zh asks without a mark", zh, "在苏州住了多久", nil},
 		{"en names no one", en, "Been living in Leeds for two years", []ingest.Fact{f("location", "location", "Leeds", "", "en")}},
 		{"en names no one, gerund", en, "Currently working as a pharmacist", []ingest.Fact{f("occupation", "occupation", "pharmacist", "", "en")}},
 		{"en names no one, no verb", en, "Allergic to shellfish, found out the hard way", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
