@@ -61,6 +61,8 @@ type lexiconFile struct {
 	WeOnly     []string                     `yaml:"we_categories"`
 	SelfLead   []string                     `yaml:"self_lead"`
 	SelfNames  []string                     `yaml:"self_names"`
+	Someone    map[string][]string          `yaml:"someone"`
+	NotSomeone []string                     `yaml:"not_someone"`
 	TopicStop  map[string][]string          `yaml:"topic_stop"`
 	TopicTime  string                       `yaml:"topic_time"`
 	Categories []struct {
@@ -161,6 +163,12 @@ type lexicon struct {
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
+
+	// someone finds the words that name someone (kin, others but for
+	// animals, we, pronouns, the assistant) and the compounds of
+	// notSomeone, which do not.
+	someone    *regexp.Regexp
+	notSomeone []string
 }
 
 // facts is the compiled lexicon. The file is embedded, so it either loads
@@ -316,6 +324,18 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	lx.weOnly = f.WeOnly
 	lx.selfLead = f.SelfLead
 	lx.selfNames = f.SelfNames
+	var animals []string
+	for _, c := range f.Categories {
+		if c.Name == "pet" {
+			animals = both(c.Vocab)
+		}
+	}
+	people := slices.DeleteFunc(append(both(f.Kin), both(f.Others)...), func(w string) bool { return slices.Contains(animals, w) })
+	people = append(append(append(people, both(f.Someone)...), both(f.We)...), f.NotSomeone...)
+	if lx.someone, err = wordsRE(people); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: someone: %w", err)
+	}
+	lx.notSomeone = f.NotSomeone
 	if lx.topicStop, err = wordsRE(both(f.TopicStop)); err != nil {
 		return nil, fmt.Errorf("ingest: fact lexicon: topic_stop: %w", err)
 	}
@@ -529,6 +549,10 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		return nil
 	}
 	starts := append(slices.Clone(forms), lx.selfNames...)
+	// implicit: the text names no one, and its first clause is the
+	// sender's (en: its verb is put in the third person).
+	implicit := lx.namesNoOne(text, starts)
+	first := true
 	var out []Fact
 	about := false // the clause before was about subj
 	var ante *Fact // the last fact stated or recalled, for an ellipsis
@@ -553,8 +577,11 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		if !explicit && len(out) == 0 && !about {
 			if _, ok := cutWord(s, lx.selfLead); ok {
 				rest, explicit = s, true // "坐标上海": a statement about oneself
+			} else if implicit && first {
+				rest, explicit = s, true // "刚搬到深圳": no one else is named
 			}
 		}
+		first = false
 		topic := ""
 		if !explicit && !c.question {
 			if fs := lx.invertedFacts(s, forms, starts, ante); len(fs) > 0 {
@@ -596,6 +623,9 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
 		rest = enReported(rest)
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
+		if implicit && textLang(pred) == "en" {
+			pred = enImplicit(pred)
+		}
 		pred, past := lx.cutPast(pred)
 		var fs []Fact
 		other := false
@@ -620,6 +650,10 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		if loc := zhSince.FindStringIndex(pred); len(fs) == 0 && !other && loc != nil {
 			// "退伍以后一直做保安": what follows the time clause.
 			fs, other = lx.match(lx.stripAdverbs(pred[loc[1]:]), ante)
+		}
+		if implicit && len(fs) == 0 && !other && textLang(pred) == "en" {
+			// "Allergic to shellfish", "Vegan for three years": no verb.
+			fs, other = lx.match("is "+pred, ante)
 		}
 		if other {
 			// A relative: the family fact, and nothing else of the clause
@@ -669,6 +703,56 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 		out[i].Slot = strings.ReplaceAll(out[i].Slot, string(selfMark), strings.ToLower(name))
 	}
 	return out
+}
+
+// jobLead is what makes a word for someone a job ("当老师", "as a
+// teacher"), not a person named.
+var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
+
+// namesNoOne reports whether text names no one at all: not the sender
+// (starts), nor anyone else, a relative, we or a pronoun, nor the
+// assistant; and neither asks nor supposes anything. Its first clause
+// is then the sender's, as chat writes it ("刚搬到深圳", "Moved to Berlin
+// last spring").
+func (lx *lexicon) namesNoOne(text string, starts []string) bool {
+	lower := strings.ToLower(text)
+	for _, f := range starts {
+		if strings.Contains(lower, strings.ToLower(f)) {
+			return false
+		}
+	}
+	if strings.ContainsAny(text, "?？") || lx.questions != nil && lx.questions.MatchString(text) ||
+		lx.skip != nil && lx.skip.MatchString(text) {
+		return false
+	}
+	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
+		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) {
+			return false
+		}
+	}
+	return true
+}
+
+// enImplicit puts the verb that opens a clause without a subject in the
+// third person, as the rules expect: "Been living in" is "has been living
+// in", "Working as" is "is working as", "Live in" is "lives in".
+func enImplicit(pred string) string {
+	verb, tail, _ := strings.Cut(pred, " ")
+	lower := strings.ToLower(verb)
+	switch {
+	case verb == "" || !isASCIIWord(strings.NewReplacer("'", "", "’", "").Replace(verb)):
+		return pred
+	case lower == "been":
+		return "has been " + tail
+	case lower == "am":
+		return "is " + tail
+	case len(lower) > 4 && strings.HasSuffix(lower, "ing") && !notGerund[lower]:
+		return "is " + pred
+	}
+	if t := thirdPerson(verb); t != verb {
+		return t + " " + tail
+	}
+	return pred
 }
 
 // zhSince is a time clause that opens a predicate: 退伍以后, 结婚后.

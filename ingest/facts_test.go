@@ -114,6 +114,18 @@ func TestExtractFacts(t *testing.T) {
 		{"en plural pet", en, "Alice (qq:20002) has three rabbits", []ingest.Fact{f("pet", "rabbit", "rabbit", "", "en")}},
 		{"zh after a time clause", zh, "张三(qq:10001)退伍以后一直做保安", []ingest.Fact{f("occupation", "occupation", "保安", "", "zh")}},
 		{"en nationality", en, "Alice (qq:20002) is originally Mexican", []ingest.Fact{f("hometown", "hometown", "Mexico", "", "en")}},
+		{"zh names no one", zh, "从小在广州长大", []ingest.Fact{f("hometown", "hometown", "广州", "", "zh")}},
+		{"zh names no one, goes on", zh, "2026年2月刚搬到苏州，在幼儿园当老师", []ingest.Fact{
+			f("location", "location", "苏州", "", "zh"), f("workplace", "workplace", "幼儿园", "", "zh"), f("occupation", "occupation", "老师", "", "zh")}},
+		{"zh names no one, 吉他 is no one", zh, "最近在学吉他", []ingest.Fact{f("learning", "吉他", "吉他", "", "zh")}},
+		{"zh names a colleague", zh, "同事刚搬到苏州", nil},
+		{"zh names no one but asks", zh, "刚搬到苏州，房租贵吗", nil},
+		{"zh asks without a mark", zh, "在苏州住了多久", nil},
+		{"en names no one", en, "Been living in Leeds for two years", []ingest.Fact{f("location", "location", "Leeds", "", "en")}},
+		{"en names no one, gerund", en, "Currently working as a pharmacist", []ingest.Fact{f("occupation", "occupation", "pharmacist", "", "en")}},
+		{"en names no one, no verb", en, "Allergic to shellfish, found out the hard way", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
+		{"en names someone", en, "Tom moved to Leeds", nil},
+		{"en names a pronoun", en, "Moved to Leeds with her", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
