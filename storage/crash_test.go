@@ -222,3 +222,74 @@ func TestEventIndexCrashSafety(t *testing.T) {
 	}
 	t.Logf("%d acknowledged events, %d stored", len(acked), len(evs))
 }
+
+// TestLegacyMoveCrashChild is the child of TestLegacyMoveCrashSafety: it
+// opens the store, which moves the large users' vectors out of the
+// unsharded twin of before, and prints "ack RUN 1" once Open returns.
+func TestLegacyMoveCrashChild(t *testing.T) {
+	dir, run := storagetest.CrashChild(t)
+	fmt.Println("ready")
+	s, err := storage.Open(t.Context(), storage.Config{Dir: dir, NoIndexer: true})
+	if err != nil {
+		fmt.Println("open error", err)
+		os.Exit(4)
+	}
+	defer s.Close()
+	fmt.Printf("ack %s 1\n", run)
+	select {} // until killed
+}
+
+// TestLegacyMoveCrashSafety kills processes while Open moves large users'
+// vectors from the unsharded twin of before into the sharded one (one
+// transaction a user), and checks that the next Open finishes the move
+// with every vector in the sharded twin once and nothing left behind.
+func TestLegacyMoveCrashSafety(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns child processes")
+	}
+	dir := t.TempDir()
+	users := []string{"big-a", "big-b", "big-c", "big-d"}
+	const n = 700
+	s := storagetest.Open(t, storage.Config{Dir: dir})
+	for _, u := range users {
+		var msgs []storage.Message
+		for i := range n {
+			msgs = append(msgs, storage.Message{ID: fmt.Sprintf("m%d", i), Role: "user", ConversationID: "c",
+				Content: fmt.Sprintf("%s note %d about topic%d", u, i, i%13), CreatedAt: time.Unix(int64(i*60), 0)})
+		}
+		if _, err := s.Insert(t.Context(), u, msgs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDrain(t, s)
+	for _, u := range users {
+		if err := s.MakeLegacyBig(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(5, 8))
+	opened := 0
+	storagetest.CrashLoop(t, storagetest.Crash{
+		Child: "TestLegacyMoveCrashChild", Dir: dir, Runs: 4,
+		KillAfter: func() time.Duration { return time.Duration(20+r.IntN(400)) * time.Millisecond },
+		Ack:       func(run, _ int) { opened++ },
+	})
+	s = storagetest.Open(t, storage.Config{Dir: dir})
+	for _, u := range users {
+		p, err := s.VectorPlacement(t.Context(), u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (storage.VectorPlacement{Stored: n, Big: n, Promoted: true}); p != want {
+			t.Fatalf("%s after the move: %+v, want %+v", u, p, want)
+		}
+		hits, err := s.SemanticSearch(t.Context(), u, storage.SemanticQuery{Text: u + " note 42 about topic3", TopK: 3})
+		if err != nil || len(hits) == 0 || hits[0].ID != "m42" {
+			t.Fatalf("%s: search after the move: %v %v", u, hitIDs(hits), err)
+		}
+	}
+	t.Logf("%d of 4 children finished opening before the kill", opened)
+}

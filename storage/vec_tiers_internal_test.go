@@ -517,20 +517,7 @@ func TestLegacyBigMigrates(t *testing.T) {
 	}
 	before := search(s)
 	// Put h's vectors back in the twin of before, as an older version kept them.
-	err = s.update(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.vecMessagesDDL("vec_messages"+legacyBigSuffix)); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO vec_messages_big (rowid, user_id, role, created_ms, conversation_id, group_id, embedding, coarse)
-				SELECT rowid, 'h', role, created_ms, conversation_id, group_id, vec_int8(embedding), vec_bit(coarse) FROM vec_messages_large WHERE rowid = ?`, id); err != nil {
-				return err
-			}
-		}
-		_, err := deleteUserVectors(ctx, tx, "vec_messages_large", "h")
-		return err
-	})
-	if err != nil {
+	if err := s.MakeLegacyBig(ctx, "h"); err != nil {
 		t.Fatal(err)
 	}
 	if got := vecRowids(t, s, "vec_messages_big", "h"); !slices.Equal(got, ids) {
