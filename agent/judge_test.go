@@ -77,6 +77,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a kind named by a member", question: "我在学什么乐器？", cited: []string{"m14"}},
 		{name: "an animal named by a member", question: "我家那只小动物叫啥？", cited: []string{"m7"}},
 		{name: "a color asked and given", question: "我的护照照片是什么颜色的底？", cited: []string{"m1"}},
+		{name: "a car asked, a bicycle said", question: "我开什么车？", noEvidence: true, forbidden: []string{"m15"}, note: "names no vehicle"},
 		{name: "a color asked, none given", question: "我的自行车是什么颜色的？", noEvidence: true, forbidden: []string{"m15"}, note: "names no color"},
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
