@@ -233,23 +233,10 @@ func (s *Store) tierOf(ctx context.Context, c corpus, user string, indexed int) 
 // happened or not) who already have promoteAt vectors.
 func (s *Store) promoteHeavy(ctx context.Context) error {
 	for _, c := range []corpus{messageCorpus, eventCorpus} {
-		rows, err := s.w.QueryContext(ctx, `SELECT user_id FROM `+c.stats+` WHERE indexed >= ?
+		users, err := s.userIDs(ctx, `SELECT user_id FROM `+c.stats+` WHERE indexed >= ?
 			AND user_id NOT IN (SELECT user_id FROM vec_big_users WHERE vec = ?)`, promoteAt, c.vec)
 		if err != nil {
-			return fmt.Errorf("storage: vector tiers: %w", err)
-		}
-		var users []string
-		for rows.Next() {
-			var u string
-			if err := rows.Scan(&u); err != nil {
-				rows.Close()
-				return fmt.Errorf("storage: vector tiers: %w", err)
-			}
-			users = append(users, u)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("storage: vector tiers: %w", err)
+			return err
 		}
 		for _, u := range users {
 			if err := s.update(ctx, func(tx *sql.Tx) error { return s.promote(ctx, tx, c, u) }); err != nil {
@@ -314,7 +301,12 @@ func (s *Store) migrateLegacyBig(ctx context.Context) error {
 
 // bigUsers returns the users whose vectors of c are in its large-chunk twin.
 func (s *Store) bigUsers(ctx context.Context, c corpus) ([]string, error) {
-	rows, err := s.w.QueryContext(ctx, `SELECT user_id FROM vec_big_users WHERE vec = ? ORDER BY user_id`, c.vec)
+	return s.userIDs(ctx, `SELECT user_id FROM vec_big_users WHERE vec = ? ORDER BY user_id`, c.vec)
+}
+
+// userIDs runs query, which selects user ids, on the writer connection.
+func (s *Store) userIDs(ctx context.Context, query string, args ...any) ([]string, error) {
+	rows, err := s.w.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: vector tiers: %w", err)
 	}
