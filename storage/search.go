@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -19,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 
 	emb "github.com/recalld/recalld/internal/embed"
+	"golang.org/x/sync/errgroup"
 )
 
 // LexicalQuery is a BM25 search over one user's messages.
@@ -607,24 +609,35 @@ func (s *Store) SemanticSearch(ctx context.Context, user string, q SemanticQuery
 	return s.semanticHits(ctx, user, q, scored, "")
 }
 
-// semanticHits hydrates scored messages into at most q.TopK hits scoring at
-// least q.MinScore, of the given role when role is set.
+// semanticHits hydrates scored messages, best first, into at most q.TopK
+// hits scoring at least q.MinScore, of the given role when role is set. It
+// reads the messages a batch at a time, so a role-filtered search, which
+// scores half again as many candidates as it needs, reads about as many
+// messages as it returns.
 func (s *Store) semanticHits(ctx context.Context, user string, q SemanticQuery, scored []scoredSeq, role string) ([]Hit, error) {
-	seqs := make([]int64, 0, len(scored))
-	for _, sc := range scored {
-		if sc.score >= q.MinScore {
-			seqs = append(seqs, sc.seq)
-		}
+	hits := make([]Hit, 0, min(len(scored), q.TopK))
+	batch := q.TopK
+	if role != "" {
+		batch *= 2
 	}
-	msgs, err := s.hydrate(ctx, user, seqs)
-	if err != nil {
-		return nil, err
-	}
-	hits := make([]Hit, 0, min(len(seqs), q.TopK))
-	for _, sc := range scored {
-		if m, ok := msgs[sc.seq]; ok && sc.score >= q.MinScore && (role == "" || m.Role == role) && len(hits) < q.TopK {
-			hits = append(hits, Hit{Message: m, Score: sc.score})
+	for lo := 0; lo < len(scored) && len(hits) < q.TopK; batch *= 2 {
+		hi := min(len(scored), lo+batch)
+		seqs := make([]int64, 0, hi-lo)
+		for _, sc := range scored[lo:hi] {
+			if sc.score >= q.MinScore {
+				seqs = append(seqs, sc.seq)
+			}
 		}
+		msgs, err := s.hydrate(ctx, user, seqs)
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range scored[lo:hi] {
+			if m, ok := msgs[sc.seq]; ok && sc.score >= q.MinScore && (role == "" || m.Role == role) && len(hits) < q.TopK {
+				hits = append(hits, Hit{Message: m, Score: sc.score})
+			}
+		}
+		lo = hi
 	}
 	return hits, nil
 }
@@ -725,7 +738,12 @@ func (s *Store) coarseKNN(ctx context.Context, c corpus, vec []float32, cands, k
 
 // binaryCandidates returns the cands rows nearest to the binary code,
 // nearest first. For a user in the sharded twin each shard gives twice its
-// share (shardK), and the best cands of them all are kept.
+// share (shardK), and the best cands of them all are kept. The shards are
+// asked at once, on up to one reader connection per CPU: at 100k vectors
+// on 2 cores this took semantic_search p95 from 6.3 to 3.2–4.7 ms
+// (recalld bench, 600 queries). The shards' reads may see different
+// snapshots; a candidate deleted in between has no rescore row and drops
+// out in rerank.
 func (s *Store) binaryCandidates(ctx context.Context, c corpus, code []byte, cands int, where []string, args []any) ([]scoredSeq, error) {
 	if len(c.shards) == 0 {
 		return s.knn(ctx, c, `coarse MATCH vec_bit(?)`, code, cands, where, args)
@@ -734,18 +752,24 @@ func (s *Store) binaryCandidates(ctx context.Context, c corpus, code []byte, can
 	for _, n := range c.shards {
 		total += n
 	}
-	var out []scoredSeq
+	got := make([][]scoredSeq, len(c.shards))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(min(runtime.GOMAXPROCS(0), vecShards))
 	for shard, n := range c.shards {
 		ks := shardK(cands, n, total)
 		if ks == 0 {
 			continue
 		}
-		got, err := s.knn(ctx, c, `coarse MATCH vec_bit(?)`, code, ks, append(slices.Clone(where), "shard = ?"), append(slices.Clone(args), shard))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, got...)
+		g.Go(func() error {
+			var err error
+			got[shard], err = s.knn(gctx, c, `coarse MATCH vec_bit(?)`, code, ks, append(slices.Clone(where), "shard = ?"), append(slices.Clone(args), shard))
+			return err
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	out := slices.Concat(got...)
 	slices.SortFunc(out, func(a, b scoredSeq) int {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
