@@ -74,7 +74,7 @@ func fillUsers(tb testing.TB, s *storage.Store, n, k int) time.Duration {
 // hashing embedder at its default dimension, and the indexing throughput.
 // Run it once: go test -run '^$' -bench TenancyDisk -benchtime 1x ./storage
 func BenchmarkTenancyDisk(b *testing.B) {
-	for _, tc := range []struct{ users, msgs int }{{1, 1}, {200, 1}, {200, 20}, {1, 4000}, {4000, 1}, {1, 10_000}, {10_000, 1}} {
+	for _, tc := range []struct{ users, msgs int }{{1, 1}, {200, 1}, {200, 20}, {1, 4000}, {4000, 1}, {1, 10_000}, {10_000, 1}, {10_000, 20}} {
 		b.Run(fmt.Sprintf("users=%d/msgs=%d", tc.users, tc.msgs), func(b *testing.B) {
 			for b.Loop() {
 				base := b.TempDir()
