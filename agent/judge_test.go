@@ -38,6 +38,14 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m14", day(4, 10), "最近每天下班练半小时尤克里里，手指头都磨出茧了"),
 		user("m15", day(4, 11), "新买了一辆自行车，以后骑车通勤"),
 		user("m16", day(4, 12), "周末我一个人带两个孩子，累坏了"),
+		// Answers that name nothing of what they answer: the bot's
+		// question before each does.
+		{ID: "m17", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(4, 16),
+			Content: "你下班以后一般怎么放松？"},
+		user("m18", day(4, 16).Add(time.Minute), "去江边骑车，顺便拍拍晚霞"),
+		{ID: "m19", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(4, 17),
+			Content: "Congrats on the offers! Which company did you choose in the end?"},
+		user("m20", day(4, 17).Add(time.Minute), "Northwind Logistics, starting in June"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -80,6 +88,8 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a car asked, a bicycle said", question: "我开什么车？", noEvidence: true, forbidden: []string{"m15"}, note: "names no vehicle"},
 		{name: "a color asked, none given", question: "我的自行车是什么颜色的？", noEvidence: true, forbidden: []string{"m15"}, note: "names no color"},
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
+		{name: "an answer to the bot's question", question: "我下班以后一般怎么放松？", cited: []string{"m18"}},
+		{name: "an answer in English", question: "Which company did I choose?", cited: []string{"m20"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/recalld/recalld/queryapi"
 )
@@ -88,6 +89,14 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) (draft, error) {
 	if err != nil {
 		return draft{}, err
 	}
+	if !or.repliesRead && ctx.Err() == nil {
+		if err := or.replies(ctx); err != nil {
+			return draft{}, err
+		}
+		if stop == StopNoEvidence && r.supported(or.rel, or.o) > 0 {
+			stop = StopLowGain
+		}
+	}
 	if err := or.anchor(ctx, stop); err != nil {
 		return draft{}, err
 	}
@@ -103,6 +112,9 @@ type offlineRun struct {
 	rel         relevance
 	plan        []action
 	widened     bool // the window was widened to all time
+	repliesRead bool // the turns before the hits were read (replies)
+	// contextual is the latest hybrid search's contextual BM25 ranking.
+	contextual  []queryapi.Evidence
 	droppedRole bool // the role filter was dropped
 }
 
@@ -159,6 +171,7 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 	hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(r.question, time.Time{}), queryapi.HybridOptions{
 		Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: or.filter(),
 		Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
+		Contextual:   func(hits []queryapi.Evidence) { or.contextual = hits },
 	})
 	if err != nil {
 		return err
@@ -261,6 +274,8 @@ func (or *offlineRun) decide(i int) (stop string) {
 		r.role = ""
 		r.note("nothing in the user's own words; read all roles")
 		or.plan = append(or.plan, action{name: "drop the role filter", run: or.hybrid})
+	case r.supported(rel, o) == 0 && !or.repliesRead && or.skill.Params.Limits.Replies > 0:
+		or.plan = append(or.plan, action{name: "read the turns before the hits", run: or.replies})
 	default:
 		if r.supported(rel, o) == 0 {
 			return StopNoEvidence
@@ -303,6 +318,106 @@ func (or *offlineRun) reflect(act action, i, before int) (stop string) {
 		return StopLowGain
 	}
 	return ""
+}
+
+// replies reads the turn before the hits that do not bear out the
+// question by their own words: an answer names little of what it answers
+// ("The Minnesota Wolves!", "去江边骑车", "No, just keep their area
+// clean…"), the question before it does. The hybrid search's contextual
+// BM25 ranking (each turn with the turn before it) has the turns that
+// follow the question's words first; they and the best-scored of the
+// rest, up to limits.replies, have their turn before read (from the
+// neighbours the run fetched, else with one neighbours call each). When that turn is another speaker's question,
+// the hit is judged on both turns' words (best), so the answer is found
+// where the question was. A search that found nothing supported may so
+// find support.
+func (or *offlineRun) replies(ctx context.Context) error {
+	r, p := or.r, or.skill.Params
+	or.repliesRead = true
+	// Without tool calls left, the turns the run's neighbours showed are
+	// still read.
+	spent := func(err error) bool { return errors.Is(err, errToolBudget) || ctx.Err() != nil }
+	// The contextual ranking's hits score as it ranks them, and join the
+	// run only as answers: on their own words they were no hit.
+	var order []string
+	unseen := map[string]*candidate{}
+	ctxScore := map[string]float64{}
+	if len(or.contextual) > 0 {
+		top := or.contextual[:min(len(or.contextual), p.Limits.Replies)]
+		for _, h := range queryapi.Fuse(queryapi.Weighted{Hits: top, Weight: p.Weights.Contextual}) {
+			order = append(order, h.MessageID)
+			ctxScore[h.MessageID] = h.Score
+			if _, ok := r.seen[h.MessageID]; !ok {
+				unseen[h.MessageID] = &candidate{ev: h, score: h.Score, round: r.rounds}
+			}
+		}
+	}
+	supported := map[string]bool{}
+	for _, c := range r.best(or.rel, or.o, 1<<30) {
+		supported[c.ev.MessageID] = true
+	}
+	var rest []*candidate
+	for _, c := range r.seen {
+		rest = append(rest, c)
+	}
+	slices.SortFunc(rest, func(a, b *candidate) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ev.MessageID, b.ev.MessageID)
+	})
+	for _, c := range rest {
+		order = append(order, c.ev.MessageID)
+	}
+	read, found := 0, 0
+	done := map[string]bool{}
+	for _, id := range order {
+		if read >= p.Limits.Replies {
+			break
+		}
+		c := r.seen[id]
+		if c == nil {
+			c = unseen[id]
+		}
+		if c == nil || done[id] || supported[id] || c.asked != nil || !r.inScope(c) || isQuestionText(c.ev.Content) {
+			continue
+		}
+		done[id] = true
+		read++
+		prev, ok := r.turnBefore(id)
+		if !ok {
+			res, err := r.neighbors(ctx, queryapi.NeighborsParams{MessageID: id, Before: 1})
+			if err != nil && !spent(err) {
+				return err
+			}
+			if len(res.Before) == 0 {
+				continue
+			}
+			prev = res.Before[len(res.Before)-1]
+		}
+		if prev.ConversationID == c.ev.ConversationID && isQuestionText(prev.Content) &&
+			(prev.Role != c.ev.Role || prev.SenderID != c.ev.SenderID || prev.SenderName != c.ev.SenderName) {
+			c.asked = &prev
+			c.score = max(c.score, ctxScore[id])
+			found++
+			if unseen[id] == c {
+				r.seen[id] = c
+			}
+		}
+	}
+	r.step("reflect", "", nil, found, fmt.Sprintf("read the turn before %d hits: %d answer another speaker's question", read, found))
+	return nil
+}
+
+// isQuestionText reports whether a turn asks something: a question mark
+// anywhere ("Wow! Which team? So happy for you"), or a Chinese question
+// particle at its end.
+func isQuestionText(s string) bool {
+	if strings.ContainsAny(s, "?？") {
+		return true
+	}
+	t := strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '~' || r == '.' || r == '。' })
+	return strings.HasSuffix(t, "吗") || strings.HasSuffix(t, "呢")
 }
 
 // anchor fetches the neighbours of the best supported hits before
@@ -433,6 +548,13 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		// it out in absolute terms (content characters count there).
 		ov := rel.overlap(c.ev)
 		c.support = r.support(rel, idf, c)
+		// An answer is judged with the question it answers (replies).
+		if c.asked != nil && ov < st.MinOverlap && c.support < r.minSupport(rel) {
+			both := c.ev
+			both.Content = c.asked.Content + "\n" + c.ev.Content
+			ov = rel.overlap(both)
+			c.support = max(c.support, rel.support(both, idf, r.minSupport(rel)))
+		}
 		// (Without content terms support says only "of the asked kind",
 		// which admits nothing by itself.)
 		if ov < st.MinOverlap && (r.minSupport(rel) == 0 || c.support < r.minSupport(rel) || len(rel.evidence) == 0) {

@@ -41,7 +41,10 @@ type candidate struct {
 	round   int     // first round that found it
 	support float64 // absolute support, set by best (run.support)
 	context []queryapi.Evidence
-	flags   contextFlags
+	// asked is the turn before the candidate when that is another
+	// speaker's question: the candidate answers it (offlineRun.replies).
+	asked *queryapi.Evidence
+	flags contextFlags
 	// text holds what synthesis reads of the content more than once (its
 	// topic, its key terms), computed on first use: superseding compares
 	// every pair of statements.
@@ -80,7 +83,10 @@ type run struct {
 	started   time.Time
 	trace     bool
 
-	mu          sync.Mutex // guards toolsCalled, considered, steps and notes for parallel tool calls
+	mu sync.Mutex // guards toolsCalled, considered, steps, notes and prior for parallel tool calls
+	// prior is the turn before a message in its conversation, as the
+	// neighbours the run fetched showed it (turnBefore).
+	prior       map[string]queryapi.Evidence
 	rounds      int
 	toolsCalled int
 	considered  int
@@ -198,8 +204,31 @@ func (r *run) neighbors(ctx context.Context, p queryapi.NeighborsParams) (querya
 		if c, ok := r.seen[res.Anchor.MessageID]; ok {
 			c.context = append(slices.Clone(res.Before), res.After...)
 		}
+		r.learnOrder(append(append(slices.Clone(res.Before), res.Anchor), res.After...))
 	}
 	return res, err
+}
+
+// learnOrder records each turn's turn before from consecutive turns of one
+// conversation, as neighbours returns them.
+func (r *run) learnOrder(turns []queryapi.Evidence) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.prior == nil {
+		r.prior = make(map[string]queryapi.Evidence)
+	}
+	for i := 1; i < len(turns); i++ {
+		r.prior[turns[i].MessageID] = turns[i-1]
+	}
+}
+
+// turnBefore returns the turn before message id, when a neighbours call
+// of the run showed it.
+func (r *run) turnBefore(id string) (queryapi.Evidence, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.prior[id]
+	return e, ok
 }
 
 func (r *run) sawConsidered(n int) {

@@ -53,14 +53,17 @@ type Kind struct {
 
 // RunLimits bound one recall.
 type RunLimits struct {
-	MaxRounds     int `yaml:"max_rounds"`
-	BudgetMS      int `yaml:"budget_ms"`
-	MaxToolCalls  int `yaml:"max_tool_calls"`
-	Candidates    int `yaml:"candidates"`
-	MaxEvidence   int `yaml:"max_evidence"`
-	MaxItems      int `yaml:"max_items"`
-	Neighbors     int `yaml:"neighbors"`
-	MaxAnchors    int `yaml:"max_anchors"`
+	MaxRounds    int `yaml:"max_rounds"`
+	BudgetMS     int `yaml:"budget_ms"`
+	MaxToolCalls int `yaml:"max_tool_calls"`
+	Candidates   int `yaml:"candidates"`
+	MaxEvidence  int `yaml:"max_evidence"`
+	MaxItems     int `yaml:"max_items"`
+	Neighbors    int `yaml:"neighbors"`
+	MaxAnchors   int `yaml:"max_anchors"`
+	// Replies is how many of the best-scored hits that do not bear out the
+	// question themselves have the turn before them read (offlineRun.replies).
+	Replies       int `yaml:"replies"`
 	EvidenceChars int `yaml:"evidence_chars"`
 }
 
@@ -217,6 +220,9 @@ func (p Params) validate() error {
 	}
 	if l.Candidates > 100 {
 		errs = append(errs, errors.New("limits.candidates must be at most 100"))
+	}
+	if l.Replies < 0 || l.Replies > 20 {
+		errs = append(errs, errors.New("limits.replies must be between 0 and 20"))
 	}
 	if l.Neighbors < 0 || l.Neighbors > 50 {
 		errs = append(errs, errors.New("limits.neighbors must be between 0 and 50"))

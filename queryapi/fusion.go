@@ -279,6 +279,11 @@ type HybridOptions struct {
 	// absolute measure a caller can calibrate, where the fused score only
 	// says how a hit compares with the others.
 	Similarities func(hits []Evidence)
+	// Contextual, when set, receives the contextual BM25 ranking's hits
+	// (each turn matched together with the turn before it), best first,
+	// whatever weight fusion gave it: a turn that ranks there and not on
+	// its own words may answer a question asked the turn before.
+	Contextual func(hits []Evidence)
 }
 
 func (o HybridOptions) withDefaults() HybridOptions {
@@ -403,6 +408,9 @@ func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridO
 	}
 	if opts.Similarities != nil && len(rankings[2].hits) > 0 {
 		opts.Similarities(slices.Clone(rankings[2].hits))
+	}
+	if opts.Contextual != nil && len(rankings[0].hits) > 0 {
+		opts.Contextual(slices.Clone(rankings[0].hits))
 	}
 	// The priors shaped by dialogues of named people (LoCoMo) apply only
 	// when the messages found are one: else contextual BM25's weight goes
