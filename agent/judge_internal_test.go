@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -190,6 +191,31 @@ func TestHasAge(t *testing.T) {
 	} {
 		if got := hasAge(tc.text); got != tc.want {
 			t.Errorf("hasAge(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestAsksForSeveral(t *testing.T) {
+	for _, tc := range []struct {
+		question string
+		want     bool
+	}{
+		{"What books has Melanie read?", true},
+		{"What are Joanna's hobbies?", true},
+		{"What outdoor activities does John enjoy?", true},
+		{"What kinds of music do I like?", true},
+		{"What people has Maria met?", true},
+		{"What has John cooked?", true},
+		{"Where has Melanie camped?", true},
+		{"Which cities am I visiting in Japan?", true},
+		{"What motivates Joanna to keep writing?", false}, // a verb, not a plural
+		{"What is Caroline's relationship status?", false},
+		{"What kind of job does Joanna do?", false},
+		{"What does John do to relax?", false},
+		{"Where does Maria live?", false},
+	} {
+		if got := asksForSeveral(strings.ToLower(tc.question)); got != tc.want {
+			t.Errorf("asksForSeveral(%q) = %v, want %v", tc.question, got, tc.want)
 		}
 	}
 }

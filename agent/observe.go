@@ -32,6 +32,10 @@ type observation struct {
 	past    bool // the question asks about the past (以前, 当初, used to, originally)
 	number  bool // the question asks for a quantity one message states (几岁, how old, phone number)
 	age     bool // the question asks for an age (几岁, how old)
+	// aggregate: the question asks for several things, each said in its
+	// own message (哪些, 几次, how many, "what books has Melanie read"):
+	// the answer is cited more widely.
+	aggregate bool
 	// kinds are the kinds of answer the question asks for by name
 	// (skill kinds: 什么颜色 → color), sorted.
 	kinds []string
@@ -116,6 +120,7 @@ func (r *run) observe() observation {
 	o.past = countHits(lower, p.Markers["past"].Words()) > 0
 	o.number = countHits(lower, p.Markers["number"].Words()) > 0
 	o.age = countHits(lower, p.Markers["age"].Words()) > 0
+	o.aggregate = countHits(lower, p.Markers["aggregate"].Words()) > 0 || asksForSeveral(lower)
 	for _, name := range sortedKeys(p.Kinds) {
 		if countHits(lower, p.Kinds[name].Ask.Words()) > 0 {
 			o.kinds = append(o.kinds, name)
@@ -124,6 +129,74 @@ func (r *run) observe() observation {
 	o.relation = relationOf(lower, p.Relations)
 	return o
 }
+
+// asksForSeveral reports whether an English question asks for several
+// things by its grammar: what or which before a plural noun ("what books",
+// "what are her hobbies", "what kinds of art", "what outdoor activities"),
+// or what or where before the present perfect ("what has John cooked",
+// "where has Maria camped": all the times it happened).
+func asksForSeveral(lower string) bool {
+	words := strings.FieldsFunc(lower, func(r rune) bool { return !isWordRune(r) })
+	for i, w := range words {
+		if w != "what" && w != "which" && w != "where" {
+			continue
+		}
+		rest := words[i+1:]
+		if len(rest) > 1 && (rest[0] == "has" || rest[0] == "have") {
+			return true
+		}
+		if w == "where" {
+			continue
+		}
+		// The noun comes within a few words, after "are the", "kinds of"
+		// or a possessive. A plural right after what is a verb unless a
+		// verb follows it ("what motivates her" against "what pets does
+		// she have").
+		are := false
+		for j, n := 0, 0; j < len(rest) && n < 3 && !auxiliaries[rest[j]]; j++ {
+			switch v := rest[j]; {
+			case v == "kinds" || v == "types" || v == "sorts":
+				return true
+			case v == "are" || v == "were":
+				are = true
+			case nounLead[v] || strings.HasSuffix(v, "'s"):
+			case plural(v) && (are || j+1 == len(rest) || auxiliaries[rest[j+1]] || nounEnd[rest[j+1]]):
+				return true
+			default:
+				n++ // an adjective or a noun of a compound ("video games")
+			}
+		}
+	}
+	return false
+}
+
+// nounLead are the words between what or which and its noun.
+var nounLead = map[string]bool{"the": true, "some": true, "all": true, "any": true, "of": true,
+	"kind": true, "type": true, "sort": true}
+
+// nounEnd are the words after a plural noun that show it is one.
+var nounEnd = map[string]bool{"are": true, "were": true, "of": true, "that": true, "which": true, "who": true}
+
+// auxiliaries end the noun phrase after what or which.
+var auxiliaries = map[string]bool{"am": true, "is": true, "was": true, "do": true, "does": true, "did": true, "has": true, "have": true,
+	"had": true, "can": true, "could": true, "would": true, "will": true, "should": true, "might": true, "may": true, "must": true}
+
+// plural reports whether an English word looks like a plural noun.
+func plural(w string) bool {
+	w = strings.TrimSuffix(w, "'")
+	if irregularPlural[w] {
+		return true
+	}
+	if len(w) < 4 || !strings.HasSuffix(w, "s") || notPlural[w] {
+		return false
+	}
+	return !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is")
+}
+
+var irregularPlural = map[string]bool{"people": true, "children": true, "men": true, "women": true}
+
+var notPlural = map[string]bool{"this": true, "always": true, "perhaps": true, "series": true, "news": true, "across": true,
+	"hers": true, "ours": true, "yours": true, "theirs": true, "sometimes": true, "whereas": true, "besides": true}
 
 // presentTense reports whether a question asks about the present: a word
 // of the present lexicon, or 还 ("still") that does not start 还记得.

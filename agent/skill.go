@@ -96,6 +96,17 @@ type StopRules struct {
 	// CiteMax caps the messages the offline synthesizer cites (at most
 	// limits.max_evidence, which caps every brain).
 	CiteMax int `yaml:"cite_max"`
+	// AggregateCiteMax replaces CiteMax for a question that asks for
+	// several things (markers.aggregate): a list, a count, a comparison.
+	// Zero keeps CiteMax.
+	AggregateCiteMax int `yaml:"aggregate_cite_max"`
+	// UnsupportedCiteMax lets the offline synthesizer cite at most this
+	// many messages more than bear out the question in absolute terms
+	// (support at least min_support) among the best limits.max_evidence
+	// kept: an answer few messages bear out is unsure, and cites less. It
+	// applies to a question with content terms; limits.max_evidence
+	// switches it off.
+	UnsupportedCiteMax int `yaml:"unsupported_cite_max"`
 	// QuestionWeight multiplies the rank of a message that is a question:
 	// it is no statement of fact, but it often names what was talked about.
 	QuestionWeight float64 `yaml:"question_weight"`
@@ -232,6 +243,12 @@ func (p Params) validate() error {
 	}
 	if p.Stop.CiteMax <= 0 || p.Stop.CiteMax > l.MaxEvidence {
 		errs = append(errs, errors.New("stop.cite_max must be between 1 and limits.max_evidence"))
+	}
+	if p.Stop.AggregateCiteMax < 0 || p.Stop.AggregateCiteMax > l.MaxEvidence {
+		errs = append(errs, errors.New("stop.aggregate_cite_max must be between 0 and limits.max_evidence"))
+	}
+	if p.Stop.UnsupportedCiteMax < 0 || p.Stop.UnsupportedCiteMax > l.MaxEvidence {
+		errs = append(errs, errors.New("stop.unsupported_cite_max must be between 0 and limits.max_evidence"))
 	}
 	if p.Stop.QuestionWeight < 0 || p.Stop.QuestionWeight > 1 {
 		errs = append(errs, errors.New("stop.question_weight must be in [0, 1]"))

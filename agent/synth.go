@@ -460,13 +460,33 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// messages: cite more widely.
 	// So is a question without content terms, which asks for everything of
 	// a kind ("我有什么忌口？").
-	ratio := p.Stop.CiteRatio
-	if o.intent == "event" && o.intentHits > 0 || len(rel.evidence) == 0 {
+	// So is a question that asks for several things, each said once
+	// ("what books has Melanie read", "我都去过哪些城市"): cite more of them.
+	ratio, most := p.Stop.CiteRatio, p.Stop.CiteMax
+	if o.intent == "event" && o.intentHits > 0 || len(rel.evidence) == 0 || o.aggregate {
 		ratio = p.Stop.ThreadCiteRatio
+	}
+	if o.aggregate && p.Stop.AggregateCiteMax > 0 {
+		most = p.Stop.AggregateCiteMax
+	}
+	// An answer few of the best messages (as many as any brain may cite)
+	// bear out in absolute terms is unsure: cite those and at most
+	// stop.unsupported_cite_max others (a question about something never
+	// said ranks look-alikes close to its best hit; a list whose items
+	// each bear it out keeps them all).
+	minimum, bearing, best := r.minSupport(rel), 0, kept[:min(len(kept), p.Limits.MaxEvidence)]
+	for _, c := range best {
+		if c.support >= minimum {
+			bearing++
+		}
+	}
+	if limit := bearing + p.Stop.UnsupportedCiteMax; minimum > 0 && len(rel.evidence) > 0 && limit < min(most, len(kept)) {
+		r.note("cite at most %d: %d of the best %d kept messages bear out the question", limit, bearing, len(best))
+		most = limit
 	}
 	cut := len(kept)
 	for i, c := range kept {
-		if i >= p.Stop.CiteMax || c.rank < ratio*kept[0].rank {
+		if i >= most || c.rank < ratio*kept[0].rank {
 			cut = i
 			break
 		}
