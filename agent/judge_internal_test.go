@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -190,6 +191,23 @@ func TestHasAge(t *testing.T) {
 	} {
 		if got := hasAge(tc.text); got != tc.want {
 			t.Errorf("hasAge(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"What's on my schedule this week?", nil},
+		{"Who's Caroline's sister?", []string{"Caroline"}},
+		{"What did Melanie paint?", []string{"Melanie"}},
+		{"Does Nate have turtles?", []string{"Nate"}},
+		{"Atlas 里我负责哪块？", []string{"Atlas"}},
+	} {
+		if got := names(tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("names(%q) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
 }
