@@ -46,6 +46,9 @@ func judgeService(t *testing.T) *queryapi.Service {
 		{ID: "m19", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(4, 17),
 			Content: "Congrats on the offers! Which company did you choose in the end?"},
 		user("m20", day(4, 17).Add(time.Minute), "Northwind Logistics, starting in June"),
+		{ID: "m21", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(4, 18),
+			Content: "你是在南京上班对吧？"},
+		user("m22", day(4, 18).Add(time.Minute), "不对不对，苏州，做测试"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -90,6 +93,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "an answer to the bot's question", question: "我下班以后一般怎么放松？", cited: []string{"m18"}},
 		{name: "an answer in English", question: "Which company did I choose?", cited: []string{"m20"}},
+		{name: "a correction of the bot's guess", question: "我是在南京上班吗？", cited: []string{"m22"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {
