@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -216,6 +217,23 @@ func TestAsksForSeveral(t *testing.T) {
 	} {
 		if got := asksForSeveral(strings.ToLower(tc.question)); got != tc.want {
 			t.Errorf("asksForSeveral(%q) = %v, want %v", tc.question, got, tc.want)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"What's on my schedule this week?", nil},
+		{"Who's Caroline's sister?", []string{"Caroline"}},
+		{"What did Melanie paint?", []string{"Melanie"}},
+		{"Does Nate have turtles?", []string{"Nate"}},
+		{"Atlas 里我负责哪块？", []string{"Atlas"}},
+	} {
+		if got := names(tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("names(%q) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
 }

@@ -69,6 +69,9 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m40", day(4, 26), "Orion docs are a mess"),
 		user("m41", day(4, 27), "Orion budget review on Friday"),
 		user("m42", day(4, 28), "Booked a room for the Orion planning"),
+		{ID: "m43", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(4, 18),
+			Content: "你是在南京上班对吧？"},
+		user("m44", day(4, 18).Add(time.Minute), "不对不对，苏州，做测试"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -89,8 +92,11 @@ func TestOfflineJudgement(t *testing.T) {
 	for _, tc := range []struct {
 		name, question   string
 		cited, forbidden []string
-		noEvidence       bool
-		note             string // a note the limits must carry
+		// atLeast of among must be cited (a list cited up to its cap).
+		among      []string
+		atLeast    int
+		noEvidence bool
+		note       string // a note the limits must carry
 	}{
 		{name: "licence look-alike", question: "我有驾照吗？", noEvidence: true, forbidden: []string{"m1", "m2"}},
 		{name: "allergy never said", question: "我对花粉过敏吗？", noEvidence: true, forbidden: []string{"m3", "m4"}, note: "no message bears out the question: searched"},
@@ -113,12 +119,13 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "an answer to the bot's question", question: "我下班以后一般怎么放松？", cited: []string{"m18"}},
 		{name: "an answer in English", question: "Which company did I choose?", cited: []string{"m20"}},
-		{name: "a list in Chinese", question: "我都看过哪些电影？", cited: []string{"m21", "m22", "m23", "m24", "m25"}},
-		{name: "a list by grammar", question: "Which cities have I visited?", cited: []string{"m26", "m27", "m28", "m29", "m30"}},
+		{name: "a list in Chinese", question: "我都看过哪些电影？", among: []string{"m21", "m22", "m23", "m24", "m25"}, atLeast: 4},
+		{name: "a list by grammar", question: "Which cities have I visited?", among: []string{"m26", "m27", "m28", "m29", "m30"}, atLeast: 4},
 		{name: "an unsure answer cites less", question: "Atlas 上线的进展怎么样？", cited: []string{"m11"}, forbidden: []string{"m32", "m33"},
 			note: "cite at most 2: 1 of the best"},
 		{name: "an unsure answer in English", question: "Any progress on the Orion vendor contract?", cited: []string{"m34"},
 			forbidden: []string{"m36", "m37"}, note: "cite at most 2: 1 of the best"},
+		{name: "a correction of the bot's guess", question: "我是在南京上班吗？", cited: []string{"m44"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 	} {
@@ -142,6 +149,15 @@ func TestOfflineJudgement(t *testing.T) {
 				if !slices.Contains(cited, id) {
 					t.Errorf("%s not cited; cited %v; notes %v", id, cited, resp.Limits.Notes)
 				}
+			}
+			n := 0
+			for _, id := range tc.among {
+				if slices.Contains(cited, id) {
+					n++
+				}
+			}
+			if n < tc.atLeast {
+				t.Errorf("%d of %v cited, want at least %d; cited %v", n, tc.among, tc.atLeast, cited)
 			}
 			for _, id := range tc.forbidden {
 				if slices.Contains(cited, id) {

@@ -352,10 +352,11 @@ func names(q string) []string {
 		if i == 0 && !strings.HasPrefix(strings.TrimSpace(q), f) {
 			continue
 		}
+		// "What's" is a question word with its contraction, not a name.
+		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "'")
 		if i == 0 && isQuestionWord(strings.ToLower(f)) {
 			continue
 		}
-		f = strings.TrimSuffix(strings.TrimSuffix(f, "'s"), "'")
 		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}

@@ -171,7 +171,7 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 	hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(r.question, time.Time{}), queryapi.HybridOptions{
 		Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: or.filter(),
 		Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
-		Contextual:   func(hits []queryapi.Evidence) { or.contextual = hits },
+		Contextual:   func(hits, plain []queryapi.Evidence) { or.contextual = byContextGain(hits, plain) },
 	})
 	if err != nil {
 		return err
@@ -321,16 +321,15 @@ func (or *offlineRun) reflect(act action, i, before int) (stop string) {
 }
 
 // replies reads the turn before the hits that do not bear out the
-// question by their own words: an answer names little of what it answers
-// ("The Minnesota Wolves!", "去江边骑车", "No, just keep their area
-// clean…"), the question before it does. The hybrid search's contextual
-// BM25 ranking (each turn with the turn before it) has the turns that
-// follow the question's words first; they and the best-scored of the
-// rest, up to limits.replies, have their turn before read (from the
-// neighbours the run fetched, else with one neighbours call each). When that turn is another speaker's question,
-// the hit is judged on both turns' words (best), so the answer is found
-// where the question was. A search that found nothing supported may so
-// find support.
+// question by their own words (sharing only its topic does not count): an
+// answer names little of what it answers ("The Minnesota Wolves!", "去江边
+// 骑车", "不是啦，前端"), the question before it does. The hybrid's
+// contextual BM25 hits come first, in order of how much the turn before
+// them added (byContextGain), then the best-scored rest; up to
+// limits.replies are read, from the neighbours the run fetched or with one
+// neighbors call each. A hit after another speaker's question is judged on
+// both turns' words (best). It runs once: after the search, or as a round
+// before giving up when nothing was supported.
 func (or *offlineRun) replies(ctx context.Context) error {
 	r, p := or.r, or.skill.Params
 	or.repliesRead = true
@@ -343,18 +342,18 @@ func (or *offlineRun) replies(ctx context.Context) error {
 	unseen := map[string]*candidate{}
 	ctxScore := map[string]float64{}
 	if len(or.contextual) > 0 {
-		top := or.contextual[:min(len(or.contextual), p.Limits.Replies)]
-		for _, h := range queryapi.Fuse(queryapi.Weighted{Hits: top, Weight: p.Weights.Contextual}) {
-			order = append(order, h.MessageID)
+		// The ranking's own scores, normalised as fusion does; its order
+		// (byContextGain) decides which are read.
+		for _, h := range queryapi.Fuse(queryapi.Weighted{Hits: or.contextual, Weight: p.Weights.Contextual}) {
 			ctxScore[h.MessageID] = h.Score
+		}
+		for _, h := range or.contextual[:min(len(or.contextual), p.Limits.Replies)] {
+			order = append(order, h.MessageID)
 			if _, ok := r.seen[h.MessageID]; !ok {
+				h.Score = ctxScore[h.MessageID]
 				unseen[h.MessageID] = &candidate{ev: h, score: h.Score, round: r.rounds}
 			}
 		}
-	}
-	supported := map[string]bool{}
-	for _, c := range r.best(or.rel, or.o, 1<<30) {
-		supported[c.ev.MessageID] = true
 	}
 	var rest []*candidate
 	for _, c := range r.seen {
@@ -369,6 +368,12 @@ func (or *offlineRun) replies(ctx context.Context) error {
 	for _, c := range rest {
 		order = append(order, c.ev.MessageID)
 	}
+	// A hit that bears out the question by its own words (not by sharing
+	// its topic) needs no reading.
+	if r.idf == nil || r.idfSeen != len(r.seen) {
+		r.idf, r.idfSeen = or.rel.idf(r.seen), len(r.seen)
+	}
+	own := func(c *candidate) bool { return or.rel.support(c.ev, r.idf, 0) >= r.minSupport(or.rel) }
 	read, found := 0, 0
 	done := map[string]bool{}
 	for _, id := range order {
@@ -379,7 +384,7 @@ func (or *offlineRun) replies(ctx context.Context) error {
 		if c == nil {
 			c = unseen[id]
 		}
-		if c == nil || done[id] || supported[id] || c.asked != nil || !r.inScope(c) || isQuestionText(c.ev.Content) {
+		if c == nil || done[id] || c.asked != nil || own(c) || !r.inScope(c) || isQuestionText(c.ev.Content) {
 			continue
 		}
 		done[id] = true
@@ -549,10 +554,10 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		ov := rel.overlap(c.ev)
 		c.support = r.support(rel, idf, c)
 		// An answer is judged with the question it answers (replies).
-		if c.asked != nil && ov < st.MinOverlap && c.support < r.minSupport(rel) {
+		if c.asked != nil && rel.support(c.ev, idf, 0) < r.minSupport(rel) {
 			both := c.ev
 			both.Content = c.asked.Content + "\n" + c.ev.Content
-			ov = rel.overlap(both)
+			ov = max(ov, rel.overlap(both))
 			c.support = max(c.support, rel.support(both, idf, r.minSupport(rel)))
 		}
 		// (Without content terms support says only "of the asked kind",
@@ -591,4 +596,29 @@ func (r *run) inScope(c *candidate) bool {
 		return false
 	}
 	return true
+}
+
+// byContextGain orders the contextual BM25 ranking's hits by how much more
+// they score with the turn before them than alone (each ranking's scores
+// divided by its best): first the turns that the turn before made a hit.
+func byContextGain(contextual, plain []queryapi.Evidence) []queryapi.Evidence {
+	norm := func(hits []queryapi.Evidence) map[string]float64 {
+		out := make(map[string]float64, len(hits))
+		top := 0.0
+		for _, h := range hits {
+			top = max(top, h.Score)
+		}
+		for _, h := range hits {
+			if top > 0 {
+				out[h.MessageID] = h.Score / top
+			}
+		}
+		return out
+	}
+	c, p := norm(contextual), norm(plain)
+	out := slices.Clone(contextual)
+	slices.SortStableFunc(out, func(a, b queryapi.Evidence) int {
+		return cmp.Compare(c[b.MessageID]-p[b.MessageID], c[a.MessageID]-p[a.MessageID])
+	})
+	return out
 }

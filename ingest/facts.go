@@ -65,6 +65,7 @@ type lexiconFile struct {
 	NotSomeone []string                     `yaml:"not_someone"`
 	TopicStop  map[string][]string          `yaml:"topic_stop"`
 	TopicTime  string                       `yaml:"topic_time"`
+	PlaceOpen  map[string][]string          `yaml:"place_open"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -87,6 +88,7 @@ type lexiconFile struct {
 		Anywhere bool              `yaml:"anywhere"`
 		Also     bool              `yaml:"also"`
 		Inverted bool              `yaml:"inverted"`
+		List     bool              `yaml:"list"`
 		Ante     string            `yaml:"ante"`
 	} `yaml:"rules"`
 	Topics []struct {
@@ -134,6 +136,9 @@ type rule struct {
 	// not the first word ("Shellfish makes {self} break out in hives"),
 	// and only such clauses.
 	inverted bool
+	// list: the value is a list ("爱玩的几样：桌游、剧本杀"), each item its
+	// own fact.
+	list bool
 }
 
 type topic struct {
@@ -160,6 +165,7 @@ type lexicon struct {
 	selfNames []string       // how an observation may name the sender (用户, the user)
 	topicStop *regexp.Regexp // words that keep a text before the sender from being a topic
 	topicTime *regexp.Regexp // a topic that is a time or a circumstance, not an object
+	placeOpen *regexp.Regexp // a clause of living somewhere that does not say where
 	vague     map[string]bool
 	slotStrip []string
 	topics    []topic
@@ -294,7 +300,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			}
 		}
 		lx.rules = append(lx.rules, rule{ante: ante, category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
-			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted})
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted, list: r.List})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -310,7 +316,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}, {&lx.past, f.Past}} {
+	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
@@ -675,6 +681,12 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 				continue
 			}
 		}
+		// "和男朋友住在一起，在广州天河": a clause of living somewhere that
+		// does not say where; the place the next clause names is where.
+		opens := lx.placeOpen != nil && !past && !we && lx.placeOpen.MatchString(pred)
+		if opens {
+			ante = &Fact{Category: "location", Lang: textLang(pred)}
+		}
 		if len(fs) == 0 {
 			// A clause that says nothing known about subj ends the chain
 			// when it is about someone subj has ("Ann's colleague Bob is
@@ -689,8 +701,9 @@ func (lx *lexicon) extract(text string, subj Subject) []Fact {
 			ante, prev = &a, last
 			continue
 		}
-		a := fs[len(fs)-1]
-		ante = &a
+		if a := fs[len(fs)-1]; !opens {
+			ante = &a
+		}
 		if past {
 			continue // what used to be is not a fact, only an antecedent
 		}
@@ -755,8 +768,9 @@ func enImplicit(pred string) string {
 	return pred
 }
 
-// zhSince is a time clause that opens a predicate: 退伍以后, 结婚后.
-var zhSince = regexp.MustCompile(`^\p{Han}{1,4}?(?:以后|之后|后|以来)`)
+// zhSince is a time clause that opens a predicate: 退伍以后, 结婚后,
+// 从大学开始.
+var zhSince = regexp.MustCompile(`^(?:\p{Han}{1,4}?(?:以后|之后|后|以来)|(?:从|自从|自)\p{Han}{1,6}?(?:开始|起|以来))`)
 
 // enReport is what a bot writes when it reports the sender's words
 // ("mentioned she's a paralegal", "said that they live in Leeds").
@@ -987,7 +1001,11 @@ func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, 
 		if !ok {
 			continue
 		}
-		fs = append(fs, f)
+		if r.list {
+			fs = append(fs, lx.items(r, f)...)
+		} else {
+			fs = append(fs, f)
+		}
 		if rest != "" {
 			more, _ := lx.match(rest, &f)
 			fs = append(fs, more...)
@@ -1051,6 +1069,25 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 // notGerund are words in -ing that name no activity ("morning
 // espresso" is a drink).
 var notGerund = map[string]bool{"morning": true, "evening": true, "spring": true, "something": true, "everything": true}
+
+// listSep separates the items of a list.
+var listSep = regexp.MustCompile(`[、,，]\s*|\s*(?:和|跟|与|以及|还有|及)\s*|(?i:\s+and\s+|\s+or\s+)`)
+
+// items cuts the value of a list rule into one fact per item, each in
+// the category its own words give it.
+func (lx *lexicon) items(r rule, f Fact) []Fact {
+	var fs []Fact
+	for _, v := range listSep.Split(f.Value, -1) {
+		if v = strings.TrimSpace(v); v == "" || lx.vague[strings.ToLower(v)] {
+			continue
+		}
+		g := f
+		g.Value, g.Category = v, lx.reroute(r, v)
+		g.Slot = lx.slot(lx.cats[g.Category], v)
+		fs = append(fs, g)
+	}
+	return fs
+}
 
 // reroute is the category of a value a rule found: a like of food or
 // drink moves there when the value is the food or drink itself ("吃辣",

@@ -126,6 +126,14 @@ func TestExtractFacts(t *testing.T) {
 		{"en names no one, no verb", en, "Allergic to shellfish, found out the hard way", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
 		{"en names someone", en, "Tom moved to Leeds", nil},
 		{"en names a pronoun", en, "Moved to Leeds with her", nil},
+		{"zh list after a noun", zh, "张三(qq:10001)爱玩的几样：桌游、剧本杀", []ingest.Fact{
+			f("hobby", "桌游", "桌游", "positive", "zh"), f("hobby", "剧本杀", "剧本杀", "positive", "zh")}},
+		{"zh living, then where", zh, "张三(qq:10001)和男朋友合租，在广州天河", []ingest.Fact{
+			f("family", "男朋友", "男朋友", "", "zh"), f("location", "location", "广州天河", "", "zh")}},
+		{"zh grade after the place", zh, "张三(qq:10001)在南京读大三", []ingest.Fact{f("school", "school", "南京", "", "zh")}},
+		{"zh time clause from", zh, "张三(qq:10001)从大学开始就在重庆生活了", []ingest.Fact{f("location", "location", "重庆", "", "zh")}},
+		{"en possessive before the value", en, "Alice drinks Alice's tea with no sugar", []ingest.Fact{f("drink", "tea", "tea", "positive", "en")}},
+		{"en quitting a job is no hobby", en, "Alice quit Alice's job at the bank", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -280,10 +280,11 @@ type HybridOptions struct {
 	// says how a hit compares with the others.
 	Similarities func(hits []Evidence)
 	// Contextual, when set, receives the contextual BM25 ranking's hits
-	// (each turn matched together with the turn before it), best first,
-	// whatever weight fusion gave it: a turn that ranks there and not on
-	// its own words may answer a question asked the turn before.
-	Contextual func(hits []Evidence)
+	// (each turn matched together with the turn before it) and the plain
+	// BM25 ranking's, best first, whatever weight fusion gave them: a turn
+	// that ranks higher there than on its own words may answer a question
+	// asked the turn before.
+	Contextual func(contextual, plain []Evidence)
 }
 
 func (o HybridOptions) withDefaults() HybridOptions {
@@ -410,7 +411,7 @@ func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridO
 		opts.Similarities(slices.Clone(rankings[2].hits))
 	}
 	if opts.Contextual != nil && len(rankings[0].hits) > 0 {
-		opts.Contextual(slices.Clone(rankings[0].hits))
+		opts.Contextual(slices.Clone(rankings[0].hits), slices.Clone(rankings[1].hits))
 	}
 	// The priors shaped by dialogues of named people (LoCoMo) apply only
 	// when the messages found are one: else contextual BM25's weight goes
