@@ -370,10 +370,7 @@ func (or *offlineRun) replies(ctx context.Context) error {
 	}
 	// A hit that bears out the question by its own words (not by sharing
 	// its topic) needs no reading.
-	if r.idf == nil || r.idfSeen != len(r.seen) {
-		r.idf, r.idfSeen = or.rel.idf(r.seen), len(r.seen)
-	}
-	own := func(c *candidate) bool { return or.rel.support(c.ev, r.idf, 0) >= r.minSupport(or.rel) }
+	idf := r.questionIDF(or.rel)
 	read, found := 0, 0
 	done := map[string]bool{}
 	for _, id := range order {
@@ -384,7 +381,7 @@ func (or *offlineRun) replies(ctx context.Context) error {
 		if c == nil {
 			c = unseen[id]
 		}
-		if c == nil || done[id] || c.asked != nil || own(c) || !r.inScope(c) || isQuestionText(c.ev.Content) {
+		if c == nil || done[id] || c.asked != nil || r.ownWords(or.rel, idf, c) || !r.inScope(c) || isQuestionText(c.ev.Content) {
 			continue
 		}
 		done[id] = true
@@ -540,10 +537,7 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		top = max(top, c.score)
 	}
 	st := r.skill.Params.Stop
-	if r.idf == nil || r.idfSeen != len(r.seen) {
-		r.idf, r.idfSeen = rel.idf(r.seen), len(r.seen) // seen only grows
-	}
-	idf := r.idf
+	idf := r.questionIDF(rel)
 	var out []*candidate
 	for _, c := range r.seen {
 		if !r.inScope(c) || c.score < st.Relevance*top {
@@ -554,7 +548,7 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		ov := rel.overlap(c.ev)
 		c.support = r.support(rel, idf, c)
 		// An answer is judged with the question it answers (replies).
-		if c.asked != nil && rel.support(c.ev, idf, 0) < r.minSupport(rel) {
+		if c.asked != nil && !r.ownWords(rel, idf, c) {
 			both := c.ev
 			both.Content = c.asked.Content + "\n" + c.ev.Content
 			ov = max(ov, rel.overlap(both))
@@ -580,6 +574,22 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		return strings.Compare(a.ev.MessageID, b.ev.MessageID)
 	})
 	return out[:min(n, len(out))]
+}
+
+// questionIDF is relevance.idf over the messages seen, computed again only
+// when more were seen (seen only grows).
+func (r *run) questionIDF(rel relevance) map[string]float64 {
+	if r.idf == nil || r.idfSeen != len(r.seen) {
+		r.idf, r.idfSeen = rel.idf(r.seen), len(r.seen)
+	}
+	return r.idf
+}
+
+// ownWords reports whether a candidate bears out the question by its own
+// words: their support, without the credit of sharing the question's
+// topic, reaches the question's minimum.
+func (r *run) ownWords(rel relevance, idf map[string]float64, c *candidate) bool {
+	return rel.support(c.ev, idf, 0) >= r.minSupport(rel)
 }
 
 // inScope reports whether a candidate lies inside the run's current window
