@@ -413,7 +413,8 @@ func (or *offlineRun) replies(ctx context.Context) error {
 
 // isQuestionText reports whether a turn asks something: a question mark
 // anywhere ("Wow! Which team? So happy for you"), or a Chinese question
-// particle at its end.
+// particle at its end. It is wider than contextFlags.question, which
+// ranks a message lower only when the message as a whole is a question.
 func isQuestionText(s string) bool {
 	if strings.ContainsAny(s, "?？") {
 		return true

@@ -61,8 +61,8 @@ type RunLimits struct {
 	MaxItems     int `yaml:"max_items"`
 	Neighbors    int `yaml:"neighbors"`
 	MaxAnchors   int `yaml:"max_anchors"`
-	// Replies is how many of the best-scored hits that do not bear out the
-	// question themselves have the turn before them read (offlineRun.replies).
+	// Replies is how many hits that do not bear out the question by their
+	// own words have the turn before them read (offlineRun.replies).
 	Replies       int `yaml:"replies"`
 	EvidenceChars int `yaml:"evidence_chars"`
 }
