@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -158,6 +159,80 @@ func TestOfflineJudgement(t *testing.T) {
 			}
 			if n < tc.atLeast {
 				t.Errorf("%d of %v cited, want at least %d; cited %v", n, tc.among, tc.atLeast, cited)
+			}
+			for _, id := range tc.forbidden {
+				if slices.Contains(cited, id) {
+					t.Errorf("%s cited; cited %v", id, cited)
+				}
+			}
+			if tc.note != "" && !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+				t.Errorf("no note with %q: %v", tc.note, resp.Limits.Notes)
+			}
+		})
+	}
+}
+
+// TestDialogueJudgement holds the offline brain to who said what in a
+// dialogue between two named people: a question about one of them whose
+// subject only the other told of, about themself, answers no_evidence
+// rather than citing the first one's replies to it.
+func TestDialogueJudgement(t *testing.T) {
+	t0 := time.Date(2023, 5, 8, 13, 0, 0, 0, time.UTC)
+	var msgs []storage.Message
+	say := func(who, text string) {
+		i := len(msgs)
+		msgs = append(msgs, storage.Message{ID: fmt.Sprintf("d%d", i+1), Role: "user", SenderID: strings.ToLower(who), SenderName: who,
+			ConversationID: "s1", CreatedAt: t0.Add(time.Duration(i) * time.Minute), Content: text})
+	}
+	say("Caroline", "I was out walking in my neighborhood when I came across this cool rainbow sidewalk.") // d1
+	say("Melanie", "Wow, that's gorgeous! Where did you find it?")                                         // d2
+	say("Caroline", "Right by the park, someone painted it for pride month.")                              // d3
+	say("Melanie", "I took the kids camping at the lake last weekend, we roasted marshmallows.")           // d4
+	say("Caroline", "That sounds so fun! Did the kids like camping?")                                      // d5
+	say("Melanie", "They loved it, my daughter already wants to go again.")                                // d6
+	say("Caroline", "Guess what, I signed up for a pottery class!")                                        // d7
+	say("Melanie", "Congrats! Which studio did you pick?")                                                 // d8
+	say("Caroline", "The Clay Barn, downtown.")                                                            // d9
+	say("Melanie", "Nice. I have been painting sunsets again lately.")                                     // d10
+	say("Caroline", "Your sunsets are always so calming.")                                                 // d11
+	say("Melanie", "Thanks! Work has been hectic, so painting helps me unwind.")                           // d12
+	s := storagetest.Open(t, storage.Config{})
+	if _, err := s.Insert(t.Context(), "locomo:d", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(queryapi.New(s), mustSkill(t))
+	for _, tc := range []struct {
+		name, question   string
+		cited, forbidden []string
+		noEvidence       bool
+		note             string
+	}{
+		{name: "the other speaker's news", question: "What did Melanie come across in her neighborhood during her walk?",
+			noEvidence: true, forbidden: []string{"d1", "d2"}, note: "Caroline told of it about themself"},
+		{name: "the speaker's own news", question: "What did Caroline come across in her neighborhood during her walk?", cited: []string{"d1"}},
+		{name: "own news, the other asked", question: "Where did Melanie take the kids camping?", cited: []string{"d4"}},
+		{name: "an answer to the other's question", question: "Which studio did Caroline pick for her pottery class?", cited: []string{"d9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := a.Recall(t.Context(), "locomo:d", agent.Request{Question: tc.question,
+				Context: agent.RequestContext{Now: "2023-05-09T12:00:00Z"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cited []string
+			for _, e := range resp.Evidence {
+				cited = append(cited, e.MessageID)
+			}
+			if got := resp.Limits.StopReason == agent.StopNoEvidence; got != tc.noEvidence {
+				t.Errorf("no_evidence = %v, want %v; cited %v; notes %v", got, tc.noEvidence, cited, resp.Limits.Notes)
+			}
+			for _, id := range tc.cited {
+				if !slices.Contains(cited, id) {
+					t.Errorf("%s not cited; cited %v; notes %v", id, cited, resp.Limits.Notes)
+				}
 			}
 			for _, id := range tc.forbidden {
 				if slices.Contains(cited, id) {

@@ -593,6 +593,27 @@ func (r *run) ownWords(rel relevance, idf map[string]float64, c *candidate) bool
 	return rel.support(c.ev, idf, 0) >= r.minSupport(rel)
 }
 
+// ownSupport is how much of the question a candidate's own words bear
+// out, the speakers' names aside (relevance.support without the credit
+// of the question's topic or the turn it answers): a named speaker's
+// reply does not bear out a question by carrying their name.
+func (r *run) ownSupport(rel relevance, c *candidate) float64 {
+	idf := r.questionIDF(rel)
+	if len(rel.names) == 0 {
+		return rel.support(c.ev, idf, 0)
+	}
+	bare := rel
+	bare.evidence = slices.DeleteFunc(slices.Clone(rel.evidence), func(t string) bool {
+		return slices.ContainsFunc(rel.names, func(n string) bool { return t == n || t == stem(n) })
+	})
+	if len(bare.evidence) == 0 {
+		return 0
+	}
+	e := c.ev
+	e.SenderName = ""
+	return bare.support(e, idf, 0)
+}
+
 // inScope reports whether a candidate lies inside the run's current window
 // and role (hits of earlier, wider rounds stay remembered but out of scope).
 func (r *run) inScope(c *candidate) bool {

@@ -110,6 +110,12 @@ type StopRules struct {
 	// QuestionWeight multiplies the rank of a message that is a question:
 	// it is no statement of fact, but it often names what was talked about.
 	QuestionWeight float64 `yaml:"question_weight"`
+	// ToldRatio: in a dialogue of named people, a question about one of
+	// them is answered no_evidence when the other speaker's first-person
+	// statement bears it out and nothing the named one said bears it out
+	// by min_support or by this share of that statement's support. Zero
+	// keeps min_support alone.
+	ToldRatio float64 `yaml:"told_ratio"`
 }
 
 // TimeSignal maps words of a question to a window of Days back from now.
@@ -252,6 +258,9 @@ func (p Params) validate() error {
 	}
 	if p.Stop.QuestionWeight < 0 || p.Stop.QuestionWeight > 1 {
 		errs = append(errs, errors.New("stop.question_weight must be in [0, 1]"))
+	}
+	if p.Stop.ToldRatio < 0 || p.Stop.ToldRatio > 1 {
+		errs = append(errs, errors.New("stop.told_ratio must be in [0, 1]"))
 	}
 	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 ||
 		p.Stop.MinSupport < 0 || p.Stop.MinSupport > 1 || p.Stop.MinSupportZH < 0 || p.Stop.MinSupportZH > 1 || p.Stop.MinSimilarity < 0 || p.Stop.MinSimilarity > 1 {
