@@ -38,8 +38,11 @@ const (
 	CategoryRecentWindow   = "recent_window"
 	CategoryProjectThread  = "project_thread"
 	CategoryAssistantNoise = "assistant_noise"
-	CategoryAbsent         = "absent"
-	CategoryCrossUser      = "cross_user"
+	// CategoryPreamble: a question asked after a chatty preamble with no
+	// turn marker ("早上地铁又挤爆了，烦死。我每天通勤多久？").
+	CategoryPreamble  = "preamble"
+	CategoryAbsent    = "absent"
+	CategoryCrossUser = "cross_user"
 )
 
 // FixtureCategories lists the categories a fixture case may have, in report order.
@@ -47,7 +50,7 @@ func FixtureCategories() []string {
 	return []string{
 		CategoryPreference, CategoryBackground, CategoryConstraint, CategoryConflict, CategoryParaphrase,
 		CategoryExactPhrase, CategoryRecentWindow, CategoryProjectThread, CategoryAssistantNoise,
-		CategoryAbsent, CategoryCrossUser,
+		CategoryPreamble, CategoryAbsent, CategoryCrossUser,
 	}
 }
 
