@@ -32,6 +32,35 @@ func TestRealQuestion(t *testing.T) {
 	}
 }
 
+func TestAfterPreamble(t *testing.T) {
+	filler := Lexicon{ZH: []string{"你还记得", "记得", "什么", "吗"}, EN: []string{"remember"}}
+	reference := Lexicon{ZH: []string{"跟你说过"}, EN: []string{"told you"}}
+	for _, tc := range []struct {
+		q, want string
+		ok      bool
+	}{
+		{"早上地铁又挤爆了，差点没上去，烦死。我现在每天通勤要多久来着？", "我现在每天通勤要多久来着？", true},
+		{"ugh the landlord raised the rent again. what does my partner do for work?", "what does my partner do for work?", true},
+		{"Long week. Where do I live? And since when?", "Where do I live? And since when?", true},
+		{"今天好累。我的猫叫什么？谢谢！", "我的猫叫什么？", true},
+		{"我之前跟你说过我去日本玩的事。今天下雨了。我最喜欢哪个城市？", "我之前跟你说过我去日本玩的事。 我最喜欢哪个城市？", true},
+		{"今天好累。我上次说的那家火锅店。你还记得吗？", "我上次说的那家火锅店。 你还记得吗？", true},
+		{"我住哪？", "我住哪？", false},
+		{"我的猫叫什么，你还记得吗？", "我的猫叫什么，你还记得吗？", false},
+		{"今天好累。帮我想想晚饭吃什么。", "今天好累。帮我想想晚饭吃什么。", false}, // asks nothing
+		{"Version 3.5 shipped. Which release had the login bug?", "Which release had the login bug?", true},
+		{"Would Caroline likely have Dr. Seuss books on her bookshelf?", "Would Caroline likely have Dr. Seuss books on her bookshelf?", false},
+		{"What areas of the U.S. has John been to?", "What areas of the U.S. has John been to?", false},
+		{"Would Tim enjoy books by C. S. Lewis or John Greene?", "Would Tim enjoy books by C. S. Lewis or John Greene?", false},
+		{"What J.K. Rowling quote does Tim like?", "What J.K. Rowling quote does Tim like?", false},
+	} {
+		got, ok := afterPreamble(tc.q, filler, reference)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("afterPreamble(%q) = %q, %v; want %q, %v", tc.q, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
 func TestPresentTense(t *testing.T) {
 	present := Lexicon{ZH: []string{"现在", "目前"}, EN: []string{"now", "still"}}
 	for _, tc := range []struct {

@@ -129,6 +129,10 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a correction of the bot's guess", question: "我是在南京上班吗？", cited: []string{"m44"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
+		{name: "preamble without a marker", question: "今天加班到十点，地铁上人超多，咖啡都没空喝。我养的猫叫什么来着？",
+			cited: []string{"m7"}, forbidden: []string{"m5", "m6"}, note: "after the preamble"},
+		{name: "preamble in English", question: "Ugh, the landlord raised the rent again, we might move after all. What does my partner do for work?",
+			cited: []string{"m12"}, note: "after the preamble"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, err := a.Recall(t.Context(), "qq:42", agent.Request{Question: tc.question,

@@ -240,6 +240,88 @@ func realQuestion(q string, turn Lexicon) (string, bool) {
 	return rest, true
 }
 
+// afterPreamble returns the question a message asks after a chatty
+// preamble that has no turn marker ("早上地铁又挤爆了，烦死。我每天通勤要
+// 多久？"): its last sentence that asks something, with the questions
+// right before it, and whether there was a preamble to leave out. The
+// preamble's words would otherwise be searched as the question's. A
+// preamble sentence that points back at the conversation ("我之前跟你说过
+// 我去日本玩的事", markers.reference) stays, and so does the sentence
+// before a question that asks nothing of its own ("你还记得吗？"). A
+// message whose last sentence asks nothing is left whole.
+func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
+	sents := sentences(q)
+	// Trailing pleasantries ("谢谢！", "thanks!") are no sentence of it.
+	for len(sents) > 1 && !isQuestionText(sents[len(sents)-1]) && len(keyTerms(sents[len(sents)-1], filler)) <= 1 &&
+		utf8.RuneCountInString(sents[len(sents)-1]) <= 12 {
+		sents = sents[:len(sents)-1]
+	}
+	last := len(sents) - 1
+	if last < 1 || !isQuestionText(sents[last]) {
+		return q, false
+	}
+	from := last
+	for from > 0 && isQuestionText(sents[from-1]) {
+		from--
+	}
+	if from > 0 && len(keyTerms(strings.Join(sents[from:], " "), filler)) == 0 {
+		from--
+	}
+	if from == 0 {
+		return q, false
+	}
+	var kept []string
+	for _, s := range sents[:from] {
+		if countHits(strings.ToLower(s), reference.Words()) > 0 {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(append(kept, sents[from:]...), " "), true
+}
+
+// sentences splits a message after each sentence's end (。！？；…, a
+// newline, or a full stop before a space), keeping the marks.
+func sentences(s string) []string {
+	var out []string
+	rs := []rune(s)
+	start := 0
+	cut := func(end int) {
+		if t := strings.TrimSpace(string(rs[start:end])); t != "" {
+			out = append(out, t)
+		}
+		start = end
+	}
+	for i := 0; i < len(rs); i++ {
+		end := strings.ContainsRune("。！？!?；;…\n", rs[i]) ||
+			rs[i] == '.' && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) && fullStop(rs[:i])
+		if !end {
+			continue
+		}
+		j := i + 1
+		for j < len(rs) && strings.ContainsRune("。！？!?；;….\n\"”」）)", rs[j]) {
+			j++
+		}
+		cut(j)
+		i = j - 1
+	}
+	cut(len(rs))
+	return out
+}
+
+// fullStop reports whether a full stop after before ends a sentence: it
+// follows a word of two letters or more that is no abbreviation (not
+// "Dr.", "U.S.", "C. S. Lewis", "3.5").
+func fullStop(before []rune) bool {
+	i := len(before)
+	for i > 0 && unicode.IsLetter(before[i-1]) {
+		i--
+	}
+	w := strings.ToLower(string(before[i:]))
+	return utf8.RuneCountInString(w) >= 2 && !slices.Contains(abbreviations, w)
+}
+
+var abbreviations = []string{"mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "prof", "inc", "ltd", "co", "no", "mt", "ft", "approx"}
+
 func cjkShare(s string) float64 {
 	var cjk, letters int
 	for _, r := range s {

@@ -127,6 +127,9 @@ func (or *offlineRun) observe() {
 	if q, ok := realQuestion(r.question, p.Markers["turn"]); ok {
 		r.note("searched the question after the preamble: %q", truncate(q, 80))
 		r.question = q
+	} else if q, ok := afterPreamble(r.question, p.Markers["filler"], p.Markers["reference"]); ok {
+		r.note("searched the question after the preamble: %q", truncate(q, 80))
+		r.question = q
 	}
 	o := r.observe()
 	r.timings.Observe = since(start)
