@@ -266,3 +266,23 @@ func TestNames(t *testing.T) {
 		}
 	}
 }
+
+func TestWhenExpr(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"dentist appointment at 9am", true},
+		{"6 月 6 号上线", true},
+		{"下午三点开会", true},
+		{"meeting at 14:30", true},
+		{"deadline 4/1", true},
+		{"我晚上经常失眠", false},
+		{"I have 2 cats", false},
+		{"version 3.5 shipped", false},
+	} {
+		if got := whenExpr.MatchString(strings.ToLower(tc.text)); got != tc.want {
+			t.Errorf("whenExpr(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -73,6 +73,9 @@ func judgeService(t *testing.T) *queryapi.Service {
 		{ID: "m43", Role: "assistant", SenderID: "bot", SenderName: "Bot", ConversationID: "p", CreatedAt: day(4, 18),
 			Content: "你是在南京上班对吧？"},
 		user("m44", day(4, 18).Add(time.Minute), "不对不对，苏州，做测试"),
+		// A plan in the last few days that names nothing a question for
+		// the window's plans would ask by.
+		user("m45", day(4, 30), "下周二下午三点约了房东看房"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -117,6 +120,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a color asked and given", question: "我的护照照片是什么颜色的底？", cited: []string{"m1"}},
 		{name: "a car asked, a bicycle said", question: "我开什么车？", noEvidence: true, forbidden: []string{"m15"}, note: "names no vehicle"},
 		{name: "a color asked, none given", question: "我的自行车是什么颜色的？", noEvidence: true, forbidden: []string{"m15"}, note: "names no color"},
+		{name: "the plans of a window", question: "我这几天约了什么事？", cited: []string{"m45"}, forbidden: []string{"m13", "m40"}},
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "an answer to the bot's question", question: "我下班以后一般怎么放松？", cited: []string{"m18"}},
 		{name: "an answer in English", question: "Which company did I choose?", cited: []string{"m20"}},

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -145,7 +146,7 @@ func (or *offlineRun) observe() {
 	}, 0, fmt.Sprintf("intent %s; hypotheses: the user's own %s statements%s", o.intent, o.intent, windowText(o.window)))
 
 	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), broad: lowerAll(o.broad), names: lowerAll(o.names), phrases: o.phrases,
-		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh}
+		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh, plans: o.intent == "schedule" && o.intentHits > 0}
 	// Support weighs the question's content only: not the words that say
 	// what kind of answer it wants or when (askingWords).
 	rel.evidence = keyTerms(r.question, or.asking)
@@ -550,6 +551,12 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		// A candidate shares enough of the question's key terms, or bears
 		// it out in absolute terms (content characters count there).
 		ov := rel.overlap(c.ev)
+		// A question for its window's plans that names none ("这几天我约
+		// 了什么事？") is answered by the window's messages that name a day
+		// or time.
+		if rel.plans && rel.windowed && len(rel.evidence) == 0 && r.namesWhen(c.ev.Content) {
+			ov = max(ov, st.MinOverlap)
+		}
 		c.support = r.support(rel, idf, c)
 		// An answer is judged with the question it answers (replies).
 		if c.asked != nil && !r.ownWords(rel, idf, c) {
@@ -616,6 +623,15 @@ func (r *run) ownSupport(rel relevance, c *candidate) float64 {
 	e.SenderName = ""
 	return bare.support(e, idf, 0)
 }
+
+// namesWhen reports whether a message names a day or time: a word of
+// markers.when, a clock time or a date (9am, 3 点, 6 月 6 号, 4/1).
+func (r *run) namesWhen(text string) bool {
+	lower := strings.ToLower(text)
+	return countHits(lower, r.skill.Params.Markers["when"].Words()) > 0 || whenExpr.MatchString(lower)
+}
+
+var whenExpr = regexp.MustCompile(`\d{1,2}\s*(点|号|日|:\d{2}|am\b|pm\b)|[一二三四五六七八九十两]+\s*[点号]|\d{1,2}/\d{1,2}\b`)
 
 // inScope reports whether a candidate lies inside the run's current window
 // and role (hits of earlier, wider rounds stay remembered but out of scope).

@@ -155,6 +155,7 @@ type relevance struct {
 	// time window already narrows it (windowed).
 	kind     []string
 	windowed bool
+	plans    bool // the question asks for plans (the schedule intent)
 	zh       bool // the question is mostly Chinese
 	// evidence are the terms support weighs: the key terms and, for
 	// Chinese, each content character, so that 睡眠 bears out 睡得 in part.
