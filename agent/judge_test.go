@@ -76,6 +76,9 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// A plan in the last few days that names nothing a question for
 		// the window's plans would ask by.
 		user("m45", day(4, 30), "下周二下午三点约了房东看房"),
+		// Two parts of one question, each said in its own message.
+		user("m46", day(2, 5), "我养了两只兔子，一只叫雪球，一只叫可乐"),
+		user("m47", day(2, 20), "雪球两岁，可乐才半岁"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -120,6 +123,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a color asked and given", question: "我的护照照片是什么颜色的底？", cited: []string{"m1"}},
 		{name: "a car asked, a bicycle said", question: "我开什么车？", noEvidence: true, forbidden: []string{"m15"}, note: "names no vehicle"},
 		{name: "a color asked, none given", question: "我的自行车是什么颜色的？", noEvidence: true, forbidden: []string{"m15"}, note: "names no color"},
+		{name: "a question in two parts", question: "我的两只兔子分别叫什么、几岁了？", cited: []string{"m46"}},
 		{name: "the plans of a window", question: "我这几天约了什么事？", cited: []string{"m45"}, forbidden: []string{"m13", "m40"}},
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "an answer to the bot's question", question: "我下班以后一般怎么放松？", cited: []string{"m18"}},

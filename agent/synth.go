@@ -410,22 +410,29 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	case !o.past && chat:
 		kept = r.latest(kept, true, true, lowerAll(o.names))
 	}
+	// A question that asks for several things ("我的两只猫分别叫什么、几岁
+	// 了？") may have each part answered by its own message: there a
+	// message that bears the question out by its own words stays even when
+	// it gives no number, age or kind the question also asks for.
+	partly := func(c *candidate) bool {
+		return o.aggregate && len(rel.evidence) > 0 && r.minSupport(rel) > 0 && r.ownWords(rel, r.questionIDF(rel), c)
+	}
 	// A question that asks for a number is answered by messages that give
 	// one ("How old is my partner?" is not answered by "my partner is a
 	// vet").
 	if o.number {
-		kept = r.keepOnly(kept, func(c *candidate) bool { return hasNumeral(c.ev.Content) }, "gives no number, the question asks for one")
+		kept = r.keepOnly(kept, func(c *candidate) bool { return hasNumeral(c.ev.Content) || partly(c) }, "gives no number, the question asks for one")
 	}
 	// An age is a number said as one (三岁, 32 years old), not a count.
 	if o.age {
-		kept = r.keepOnly(kept, func(c *candidate) bool { return hasAge(c.ev.Content) }, "gives no age, the question asks for one")
+		kept = r.keepOnly(kept, func(c *candidate) bool { return hasAge(c.ev.Content) || partly(c) }, "gives no age, the question asks for one")
 	}
 	// A question that asks for a kind of thing by name is answered only by
 	// a message naming one ("我的车是什么颜色？" is not answered by "I drive a
 	// Tesla").
 	for _, kind := range o.kinds {
 		words := p.Kinds[kind].Words()
-		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 },
+		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 || partly(c) },
 			"names no "+kind+", the question asks for one")
 	}
 	// A question about one of the user's people ("我弟弟在哪里上班？") is
