@@ -286,3 +286,22 @@ func TestWhenExpr(t *testing.T) {
 		}
 	}
 }
+
+func TestGivenNames(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"我养了两只猫，一只叫团子，一只叫年糕", []string{"团子", "年糕"}},
+		{"我女儿叫乐乐，今年六岁", []string{"乐乐"}},
+		{"晚上叫了外卖", nil},
+		{"we adopted a dog named Max last spring", []string{"Max"}},
+		{"my cat Mochi is sick", []string{"Mochi"}},
+		{"My little brother Leo starts school", []string{"Leo"}},
+		{"my cat is sick", nil},
+	} {
+		if got := givenNames(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("givenNames(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}

@@ -123,7 +123,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a color asked and given", question: "我的护照照片是什么颜色的底？", cited: []string{"m1"}},
 		{name: "a car asked, a bicycle said", question: "我开什么车？", noEvidence: true, forbidden: []string{"m15"}, note: "names no vehicle"},
 		{name: "a color asked, none given", question: "我的自行车是什么颜色的？", noEvidence: true, forbidden: []string{"m15"}, note: "names no color"},
-		{name: "a question in two parts", question: "我的两只兔子分别叫什么、几岁了？", cited: []string{"m46"}},
+		{name: "a question in two parts", question: "我的两只兔子分别叫什么、几岁了？", cited: []string{"m46", "m47"}},
 		{name: "the plans of a window", question: "我这几天约了什么事？", cited: []string{"m45"}, forbidden: []string{"m13", "m40"}},
 		{name: "the one message of a window", question: "我这几天体检结果怎么样？", cited: []string{"m13"}},
 		{name: "an answer to the bot's question", question: "我下班以后一般怎么放松？", cited: []string{"m18"}},

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recalld/recalld/queryapi"
 )
@@ -96,6 +97,11 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) (draft, error) {
 		}
 		if stop == StopNoEvidence && r.supported(or.rel, or.o) > 0 {
 			stop = StopLowGain
+		}
+	}
+	if ctx.Err() == nil {
+		if err := or.bridge(ctx); err != nil {
+			return draft{}, err
 		}
 	}
 	if err := or.anchor(ctx, stop); err != nil {
@@ -288,6 +294,93 @@ func (or *offlineRun) decide(i int) (stop string) {
 	}
 	return ""
 }
+
+// bridge follows the names the best hits give (我养了两只猫，一只叫团子，一
+// 只叫年糕; my cat Mochi) to the messages that speak of them by name only
+// ("团子三岁了，年糕才一岁"), for a question whose answer may lie there: one
+// asking for several things, a number, an age or a kind. A message that
+// names one of them bears the question out as the hit that named it did
+// (candidate.via). One lexical search; a spent budget ends it quietly.
+func (or *offlineRun) bridge(ctx context.Context) error {
+	r, o, rel := or.r, or.o, or.rel
+	if !o.aggregate && !o.number && !o.age && len(o.kinds) == 0 {
+		return nil
+	}
+	minimum := r.minSupport(rel)
+	if minimum == 0 || len(rel.evidence) == 0 {
+		return nil
+	}
+	idf := r.questionIDF(rel)
+	lowerQ := strings.ToLower(r.question)
+	from := map[string]*candidate{}
+	var given []string
+	for _, c := range r.best(rel, o, 3) {
+		if !r.ownWords(rel, idf, c) {
+			continue
+		}
+		for _, n := range givenNames(c.ev.Content) {
+			if l := strings.ToLower(n); !strings.Contains(lowerQ, l) && from[l] == nil {
+				from[l] = c
+				given = append(given, n)
+			}
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(given, " "), Match: "any", Filter: or.filter(), PageSize: or.skill.Params.Limits.Candidates})
+	if err != nil {
+		if errors.Is(err, errToolBudget) || ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	found := 0
+	for _, h := range page.Hits {
+		lower := strings.ToLower(h.Content)
+		for l, c := range from {
+			if h.MessageID == c.ev.MessageID || !containsWord(lower, l) {
+				continue
+			}
+			if _, ok := r.seen[h.MessageID]; !ok {
+				h.Score = c.score
+				r.remember([]queryapi.Evidence{h})
+			}
+			if n := r.seen[h.MessageID]; n.via == nil {
+				n.via = c
+				found++
+			}
+			break
+		}
+	}
+	r.step("reflect", "", nil, found, fmt.Sprintf("follow the names the best hits give (%s): %d messages speak of them", strings.Join(given, ", "), found))
+	return nil
+}
+
+// givenNames returns the names a message gives to someone or something:
+// after 叫 or 名字是 behind a measure word or a noun of people or animals
+// (一只叫团子, 女儿叫乐乐), or after named/called ("a dog named Max") or
+// a person or pet of the speaker's ("my cat Mochi", "our son Leo").
+func givenNames(text string) []string {
+	var out []string
+	for _, m := range givenZH.FindAllStringSubmatch(text, -1) {
+		n := strings.TrimRight(m[1], "的了呢吧啊呀")
+		if utf8.RuneCountInString(n) >= 2 && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	for _, m := range givenEN.FindAllStringSubmatch(text, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+var (
+	givenZH = regexp.MustCompile(`(?:只|条|个|匹|头|位|猫|狗|它|他|她|孩子|儿子|女儿|老大|老二|宝宝|闺女)(?:叫|名字叫|名字是|取名)([\p{Han}]{1,3})`)
+	givenEN = regexp.MustCompile(`\b(?:named|called|(?i:my|our)\s+(?:\w+\s+)?(?i:cat|dog|puppy|kitten|pet|son|daughter|kid|baby|brother|sister|partner|husband|wife|boyfriend|girlfriend))\s+([A-Z][a-z]+)`)
+)
 
 // round runs the planned action of round i and reflects on it. It returns
 // a stop reason when the budget ran out or the round found enough.
@@ -558,6 +651,12 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 			ov = max(ov, st.MinOverlap)
 		}
 		c.support = r.support(rel, idf, c)
+		// A message about a name a bearing hit gave (bridge) bears the
+		// question out as that hit does.
+		if c.via != nil && r.ownWords(rel, idf, c.via) {
+			c.support = max(c.support, r.minSupport(rel))
+			ov = max(ov, st.MinOverlap)
+		}
 		// An answer is judged with the question it answers (replies).
 		if c.asked != nil && !r.ownWords(rel, idf, c) {
 			both := c.ev

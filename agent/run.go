@@ -44,6 +44,9 @@ type candidate struct {
 	// asked is the turn before the candidate when that is another
 	// speaker's question: the candidate answers it (offlineRun.replies).
 	asked *queryapi.Evidence
+	// via is the hit that gave a name this candidate speaks of
+	// (offlineRun.bridge): it bears the question out as that hit does.
+	via   *candidate
 	flags contextFlags
 	// text holds what synthesis reads of the content more than once (its
 	// topic, its key terms), computed on first use: superseding compares
