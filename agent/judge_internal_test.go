@@ -305,3 +305,20 @@ func TestGivenNames(t *testing.T) {
 		}
 	}
 }
+
+func TestMeasuredUnits(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"体重 68 公斤，得减肥了", []string{"公斤"}},
+		{"现在 62公斤，目标达成！", []string{"公斤"}},
+		{"ran 5.5 km this morning, 3 miles yesterday", []string{"km", "miles"}},
+		{"买了台 Switch，两千出头", nil},
+		{"I have 2 cats", nil},
+	} {
+		if got := measuredUnits(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("measuredUnits(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}

@@ -324,6 +324,15 @@ func (or *offlineRun) bridge(ctx context.Context) error {
 				given = append(given, n)
 			}
 		}
+		// A quantity measured in a unit (68 公斤, 5 km) is a series: the
+		// other messages that measure in that unit continue it ("现在 62 公
+		// 斤了").
+		for _, u := range measuredUnits(c.ev.Content) {
+			if from[u] == nil {
+				from[u] = c
+				given = append(given, u)
+			}
+		}
 	}
 	if len(given) == 0 {
 		return nil
@@ -339,7 +348,7 @@ func (or *offlineRun) bridge(ctx context.Context) error {
 	for _, h := range page.Hits {
 		lower := strings.ToLower(h.Content)
 		for l, c := range from {
-			if h.MessageID == c.ev.MessageID || !containsWord(lower, l) {
+			if h.MessageID == c.ev.MessageID || !containsWord(lower, l) || isUnit(l) && !slices.Contains(measuredUnits(h.Content), l) {
 				continue
 			}
 			if _, ok := r.seen[h.MessageID]; !ok {
@@ -377,9 +386,26 @@ func givenNames(text string) []string {
 	return out
 }
 
+// measuredUnits returns the units a message measures a number in (68 公
+// 斤, 5km, 3.5 小时), lower-cased.
+func measuredUnits(text string) []string {
+	var out []string
+	for _, m := range measureExpr.FindAllStringSubmatch(strings.ToLower(text), -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// isUnit reports whether s is one of the units measureExpr knows.
+func isUnit(s string) bool { return slices.Contains(units, s) }
+
 var (
-	givenZH = regexp.MustCompile(`(?:只|条|个|匹|头|位|猫|狗|它|他|她|孩子|儿子|女儿|老大|老二|宝宝|闺女)(?:叫|名字叫|名字是|取名)([\p{Han}]{1,3})`)
-	givenEN = regexp.MustCompile(`\b(?:named|called|(?i:my|our)\s+(?:\w+\s+)?(?i:cat|dog|puppy|kitten|pet|son|daughter|kid|baby|brother|sister|partner|husband|wife|boyfriend|girlfriend))\s+([A-Z][a-z]+)`)
+	units       = []string{"公斤", "千克", "斤", "kg", "kgs", "lbs", "lb", "公里", "千米", "km", "miles", "mi", "小时", "hours", "元", "块钱", "美元", "dollars"}
+	measureExpr = regexp.MustCompile(`\d+(?:\.\d+)?\s*(` + strings.Join(units, "|") + `)`)
+	givenZH     = regexp.MustCompile(`(?:只|条|个|匹|头|位|猫|狗|它|他|她|孩子|儿子|女儿|老大|老二|宝宝|闺女)(?:叫|名字叫|名字是|取名)([\p{Han}]{1,3})`)
+	givenEN     = regexp.MustCompile(`\b(?:named|called|(?i:my|our)\s+(?:\w+\s+)?(?i:cat|dog|puppy|kitten|pet|son|daughter|kid|baby|brother|sister|partner|husband|wife|boyfriend|girlfriend))\s+([A-Z][a-z]+)`)
 )
 
 // round runs the planned action of round i and reflects on it. It returns
