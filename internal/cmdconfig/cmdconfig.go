@@ -27,12 +27,15 @@ import (
 	"github.com/recalld/recalld/storage"
 )
 
-// NewEmbedder builds the configured embedder. For kind "use" it loads
-// USE-Lite from cfg.ModelDir and, with a positive cfg.ZhWeight, bge-small-zh
-// from cfg.ZhModelDir into one composite; when files are missing or corrupt
-// it logs why and does without that model (hashing alone without USE-Lite;
-// USE-Lite and hashing, the composite of earlier versions, without bge),
-// with the reason as fallback (shown by /healthz). It never fails for that.
+// NewEmbedder builds the configured embedder. For kind "use" it loads the
+// English sentence model (USE-Lite from cfg.ModelDir, or e5-small-v2 from
+// cfg.E5ModelDir for the Latin texts when cfg.EnModel is "e5") and, with a
+// positive cfg.ZhWeight, bge-small-zh from cfg.ZhModelDir into one
+// composite; when files are missing or corrupt it logs why and does without
+// that model (USE-Lite without e5; hashing alone without USE-Lite; the
+// English model and hashing, the composite of earlier versions, without
+// bge), with the reason as fallback (shown by /healthz). It never fails for
+// that.
 func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logger) (emb embed.Embedder, fallback string, err error) {
 	switch cfg.Kind {
 	case "openai":
@@ -43,25 +46,39 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 		return emb, "", err
 	case "use":
 		start := time.Now()
-		m, err := uselite.Load(cfg.ModelDir)
-		if err != nil {
-			fallback = fmt.Sprintf("USE-Lite not loaded, hashing only: %v (run scripts/fetch-models.sh)", err)
-			log.Warn("embedder: USE-Lite model not loaded; semantic search uses the hashing embedder alone",
-				"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
-			return embed.NewHashing(cfg.Dim), fallback, nil
+		var en embed.SentenceEncoder
+		if cfg.EnModel == "e5" {
+			enc, err := bge.LoadEncoder(cfg.E5ModelDir, bge.EncoderOptions{})
+			if err != nil {
+				fallback = fmt.Sprintf("e5-small-v2 not loaded, USE-Lite instead: %v (run scripts/fetch-e5.sh)", err)
+				log.Warn("embedder: e5-small-v2 not loaded; the composite uses USE-Lite for English",
+					"model_dir", cfg.E5ModelDir, "err", err, "fix", "scripts/fetch-e5.sh (make setup), then recalld reindex")
+			} else {
+				en = embed.NewLatinOnly(enc)
+			}
+		}
+		if en == nil {
+			m, err := uselite.Load(cfg.ModelDir)
+			if err != nil {
+				fallback = fmt.Sprintf("USE-Lite not loaded, hashing only: %v (run scripts/fetch-models.sh)", err)
+				log.Warn("embedder: USE-Lite model not loaded; semantic search uses the hashing embedder alone",
+					"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
+				return embed.NewHashing(cfg.Dim), fallback, nil
+			}
+			en = uselite.NewEncoder(m, uselite.Options{})
 		}
 		var zh embed.SentenceEncoder
 		if cfg.ZhWeight > 0 {
 			enc, err := bge.LoadEncoder(cfg.ZhModelDir, bge.EncoderOptions{})
 			if err != nil {
-				fallback = fmt.Sprintf("bge-small-zh not loaded, Chinese meaning from hashing only: %v (run scripts/fetch-bge-zh.sh)", err)
+				fallback = strings.TrimPrefix(fallback+"; "+fmt.Sprintf("bge-small-zh not loaded, Chinese meaning from hashing only: %v (run scripts/fetch-bge-zh.sh)", err), "; ")
 				log.Warn("embedder: bge-small-zh model not loaded; the composite runs without its Chinese sentence model",
 					"model_dir", cfg.ZhModelDir, "err", err, "fix", "scripts/fetch-bge-zh.sh (make setup), then recalld reindex")
 			} else {
 				zh = enc
 			}
 		}
-		c, err := embed.NewSentenceComposite(uselite.NewEncoder(m, uselite.Options{}), zh, embed.NewHashing(cfg.Dim), cfg.UseWeight, cfg.ZhWeight)
+		c, err := embed.NewSentenceComposite(en, zh, embed.NewHashing(cfg.Dim), cfg.UseWeight, cfg.ZhWeight)
 		if err != nil {
 			return nil, "", err
 		}

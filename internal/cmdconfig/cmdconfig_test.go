@@ -1,6 +1,10 @@
 package cmdconfig
 
 import (
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/recalld/recalld/internal/config"
@@ -15,5 +19,42 @@ func TestStorageMemory(t *testing.T) {
 		if c, m := storageMemory(cfg); c != tc.wantCache || m != tc.wantMmap {
 			t.Errorf("storageMemory(%d MB, %d MB) = %d, %d; want %d, %d", tc.cacheMB, tc.mmapMB, c, m, tc.wantCache, tc.wantMmap)
 		}
+	}
+}
+
+// TestNewEmbedderFallbacks checks that missing model files never fail the
+// embedder: without e5 the composite takes USE-Lite and says why, without
+// USE-Lite as well it is hashing alone.
+func TestNewEmbedderFallbacks(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	missing := t.TempDir()
+	for _, tc := range []struct {
+		name         string
+		useDir       string
+		wantPrefix   string
+		wantFallback string
+	}{
+		{"e5 missing", "../../models/use-lite", "use-lite", "e5-small-v2 not loaded, USE-Lite instead"},
+		{"e5 and USE-Lite missing", missing, "hash-ngram", "USE-Lite not loaded, hashing only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.useDir != missing {
+				if _, err := os.Stat(filepath.Join(tc.useDir, "model.json")); err != nil {
+					t.Skipf("USE-Lite not installed in %s (make setup)", tc.useDir)
+				}
+			}
+			cfg := config.DefaultConfig().Embedder
+			cfg.EnModel, cfg.E5ModelDir, cfg.ModelDir, cfg.ZhWeight = "e5", missing, tc.useDir, 0
+			emb, fallback, err := NewEmbedder(t.Context(), cfg, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(emb.Name(), tc.wantPrefix) {
+				t.Errorf("embedder %q, want one starting with %q", emb.Name(), tc.wantPrefix)
+			}
+			if !strings.Contains(fallback, tc.wantFallback) {
+				t.Errorf("fallback %q, want it to say %q", fallback, tc.wantFallback)
+			}
+		})
 	}
 }

@@ -113,15 +113,23 @@ type EmbedderConfig struct {
 	// without it and says so (/healthz embedder_fallback).
 	ZhWeight   float64 `toml:"zh_weight"`
 	ZhModelDir string  `toml:"zh_model_dir"`
-	// UseWeight splits the rest between USE-Lite (this share of it,
-	// 0 < w < 1) and the hashing part: USE-Lite gets (1−ZhWeight)·UseWeight.
-	UseWeight float64  `toml:"use_weight"`
-	Dim       int      `toml:"dim"`
-	BaseURL   string   `toml:"base_url"`
-	Model     string   `toml:"model"`
-	APIKey    string   `toml:"api_key"`
-	BatchSize int      `toml:"batch_size"`
-	Timeout   Duration `toml:"timeout"`
+	// UseWeight splits the rest between the English sentence model (this
+	// share of it, 0 < w < 1) and the hashing part: it gets
+	// (1−ZhWeight)·UseWeight.
+	UseWeight float64 `toml:"use_weight"`
+	// EnModel is the English sentence model of kind "use": "use-lite"
+	// (Universal Sentence Encoder Lite, from ModelDir) or "e5"
+	// (e5-small-v2, from E5ModelDir, run on the texts mostly in Latin
+	// letters only). Without readable e5 files it falls back to USE-Lite
+	// and says so.
+	EnModel    string   `toml:"en_model"`
+	E5ModelDir string   `toml:"e5_model_dir"`
+	Dim        int      `toml:"dim"`
+	BaseURL    string   `toml:"base_url"`
+	Model      string   `toml:"model"`
+	APIKey     string   `toml:"api_key"`
+	BatchSize  int      `toml:"batch_size"`
+	Timeout    Duration `toml:"timeout"`
 	// Retry is how long the embedder rests after it failed before one call
 	// probes it again; meanwhile indexing is lexical-only and semantic
 	// search answers 503 semantic_unavailable.
@@ -145,7 +153,7 @@ func DefaultConfig() Config {
 		ShutdownTimeout: Duration{30 * time.Second},
 		PerUserInflight: 4,
 		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
-			ZhModelDir: "models/bge-small-zh", ZhWeight: embed.DefaultZhWeight,
+			ZhModelDir: "models/bge-small-zh", ZhWeight: embed.DefaultZhWeight, EnModel: "use-lite", E5ModelDir: "models/e5-small-v2",
 			Retry: Duration{30 * time.Second}},
 		Cognitive: defaultCognitive(),
 		Breaker:   BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
@@ -199,6 +207,8 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&cfg.Embedder.ModelDir, "embedder-model-dir", cfg.Embedder.ModelDir, "USE-Lite model files for embedder use (env RECALLD_EMBEDDER_MODEL_DIR)")
 	fs.StringVar(&cfg.Embedder.ZhModelDir, "embedder-zh-model-dir", cfg.Embedder.ZhModelDir, "bge-small-zh model files for embedder use (env RECALLD_EMBEDDER_ZH_MODEL_DIR)")
 	fs.Float64Var(&cfg.Embedder.UseWeight, "embedder-use-weight", cfg.Embedder.UseWeight, "USE-Lite's share of the similarity bge-small-zh leaves (the rest: hashing) (env RECALLD_EMBEDDER_USE_WEIGHT)")
+	fs.StringVar(&cfg.Embedder.EnModel, "embedder-en-model", cfg.Embedder.EnModel, "English sentence model for embedder use: use-lite or e5 (env RECALLD_EMBEDDER_EN_MODEL)")
+	fs.StringVar(&cfg.Embedder.E5ModelDir, "embedder-e5-model-dir", cfg.Embedder.E5ModelDir, "e5-small-v2 model files for -embedder-en-model e5 (env RECALLD_EMBEDDER_E5_MODEL_DIR)")
 	fs.Float64Var(&cfg.Embedder.ZhWeight, "embedder-zh-weight", cfg.Embedder.ZhWeight, "share of the similarity from bge-small-zh, 0 = off (env RECALLD_EMBEDDER_ZH_WEIGHT)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
@@ -308,6 +318,8 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_EMBEDDER_ZH_MODEL_DIR", &cfg.Embedder.ZhModelDir)
 	flt("RECALLD_EMBEDDER_USE_WEIGHT", &cfg.Embedder.UseWeight)
 	flt("RECALLD_EMBEDDER_ZH_WEIGHT", &cfg.Embedder.ZhWeight)
+	str("RECALLD_EMBEDDER_EN_MODEL", &cfg.Embedder.EnModel)
+	str("RECALLD_EMBEDDER_E5_MODEL_DIR", &cfg.Embedder.E5ModelDir)
 	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)
@@ -369,6 +381,9 @@ func (c Config) Validate() error {
 	case "use", "hash":
 		if c.Embedder.Kind == "use" && !(c.Embedder.UseWeight > 0 && c.Embedder.UseWeight < 1) {
 			errs = append(errs, fmt.Errorf("embedder.use_weight %v: want a value between 0 and 1", c.Embedder.UseWeight))
+		}
+		if c.Embedder.Kind == "use" && c.Embedder.EnModel != "use-lite" && c.Embedder.EnModel != "e5" {
+			errs = append(errs, fmt.Errorf("embedder.en_model %q: want use-lite or e5", c.Embedder.EnModel))
 		}
 		if c.Embedder.Kind == "use" && !(c.Embedder.ZhWeight >= 0 && c.Embedder.ZhWeight < 1) {
 			errs = append(errs, fmt.Errorf("embedder.zh_weight %v: want 0 (off) or a value below 1", c.Embedder.ZhWeight))
