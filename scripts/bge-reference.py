@@ -106,7 +106,7 @@ def main():
         "query_prefix": PREFIX,
         "cases": cases,
     }
-    dest = os.path.join(root, "storage", "embed", "bge", "testdata", "reference.json")
+    dest = os.path.join(root, "internal", "embed", "bge", "testdata", "reference.json")
     with open(dest, "w", encoding="utf-8") as f:
         json.dump(doc, f, ensure_ascii=False, indent=1)
         f.write("\n")

@@ -4,20 +4,25 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"github.com/recalld/recalld/internal/embed/internal/veccache"
 )
 
-// Name is the embedder identity of an Encoder: model, version and dimension.
+// Name is the embedder identity of a bge-small-zh-v1.5 Encoder: model,
+// version and dimension.
 const Name = "bge-small-zh-v1.5-512"
 
-// Encoder embeds text with a Model for the embed package: documents as they
-// are, search queries behind QueryPrefix, as BAAI recommends for short
-// queries that look for passages. It is safe for concurrent use.
+// Encoder embeds text with a Model for the embed package, behind the
+// prefixes of its Spec: for bge-small-zh-v1.5, documents as they are and
+// search queries behind QueryPrefix, as BAAI recommends for short queries
+// that look for passages; for e5-small-v2, "passage: " and "query: ", as
+// intfloat asks. It is safe for concurrent use.
 type Encoder struct {
 	m       *Model
+	name    string
 	workers int
 	cache   *veccache.Cache
 }
@@ -37,11 +42,15 @@ type EncoderOptions struct {
 	CacheSize int
 }
 
-// LoadEncoder loads the model in dir with the tokenizer lower-casing, as
-// BAAI's tokenizer does (the shipped tokenizer.json does not), and returns
-// its Encoder.
+// LoadEncoder loads the model in dir (Load) with the tokenizer lower-casing
+// where its Spec says so (bge-small-zh-v1.5: as BAAI's tokenizer does, which
+// the shipped tokenizer.json does not), and returns its Encoder.
 func LoadEncoder(dir string, opt EncoderOptions) (*Encoder, error) {
-	m, err := Load(dir, Options{Tokenizer: TokenizerOptions{Lowercase: true}})
+	spec, err := DetectSpec(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := load(dir, spec, Options{Tokenizer: TokenizerOptions{Lowercase: spec.Lowercase}})
 	if err != nil {
 		return nil, err
 	}
@@ -49,10 +58,10 @@ func LoadEncoder(dir string, opt EncoderOptions) (*Encoder, error) {
 }
 
 // NewEncoder returns an Encoder over m. Load m with the tokenizer's
-// Lowercase option (LoadEncoder does): without it capitalised words become
-// [UNK].
+// Lowercase option where its Spec has it (LoadEncoder does): without it
+// bge-small-zh-v1.5 turns capitalised words into [UNK].
 func NewEncoder(m *Model, opt EncoderOptions) *Encoder {
-	e := &Encoder{m: m, workers: opt.Workers}
+	e := &Encoder{m: m, name: m.spec.Name + "-" + strconv.Itoa(m.Dim()), workers: opt.Workers}
 	if e.workers <= 0 {
 		e.workers = runtime.GOMAXPROCS(0)
 	}
@@ -66,14 +75,16 @@ func NewEncoder(m *Model, opt EncoderOptions) *Encoder {
 	return e
 }
 
-// Name returns Name.
-func (e *Encoder) Name() string { return Name }
+// Name returns the embedder identity: the Spec's name and the dimension
+// (Name for bge-small-zh-v1.5, "e5-small-v2-384").
+func (e *Encoder) Name() string { return e.name }
 
-// Dim returns 512.
+// Dim returns the vector length (512; e5-small-v2: 384).
 func (e *Encoder) Dim() int { return e.m.Dim() }
 
-// Embed returns the unit document vector of each text, in order. Texts run
-// in parallel, one a worker; ctx is checked between texts.
+// Embed returns the unit document vector of each text (behind the Spec's
+// DocumentPrefix), in order. Texts run in parallel, one a worker; ctx is
+// checked between texts.
 func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bge: %w", err)
@@ -98,7 +109,7 @@ func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error
 				if n >= len(texts) || ctx.Err() != nil {
 					return
 				}
-				out[n] = e.embed(texts[n], 1)
+				out[n] = e.embed(e.m.spec.DocumentPrefix+texts[n], 1)
 			}
 		})
 	}
@@ -109,19 +120,20 @@ func (e *Encoder) Embed(ctx context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
-// EmbedOne returns the document vector of text. It cannot fail.
+// EmbedOne returns the document vector of text (behind the Spec's
+// DocumentPrefix). It cannot fail.
 func (e *Encoder) EmbedOne(text string) []float32 {
-	return e.embed(text, e.m.threads)
+	return e.embed(e.m.spec.DocumentPrefix+text, e.m.threads)
 }
 
 // EmbedQueryOne returns the vector of text as a search query: text behind
-// QueryPrefix.
+// the Spec's QueryPrefix.
 func (e *Encoder) EmbedQueryOne(text string) []float32 {
-	return e.embed(QueryPrefix+text, e.m.threads)
+	return e.embed(e.m.spec.QueryPrefix+text, e.m.threads)
 }
 
-// embed returns the vector of text, from the cache or from a forward pass
-// over threads goroutines (which it caches).
+// embed returns the vector of text (prefix included), from the cache or
+// from a forward pass over threads goroutines (which it caches).
 func (e *Encoder) embed(text string, threads int) []float32 {
 	key := veccache.Key(text)
 	v := make([]float32, e.m.Dim())

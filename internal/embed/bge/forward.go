@@ -7,8 +7,6 @@ import (
 	"github.com/recalld/recalld/internal/embed/internal/linalg"
 )
 
-const headDim = hidden / heads
-
 // scratch holds the buffers of one forward pass, grown to the longest text
 // seen, so a worker embeds text after text without allocating.
 type scratch struct {
@@ -30,7 +28,8 @@ type headScratch struct {
 	km, vm linalg.Matrix
 }
 
-func (s *scratch) grow(t, threads int) {
+func (s *scratch) grow(a *arch, t, threads int) {
+	hidden, ffn, headDim := a.hidden, a.ffn, a.headDim
 	if len(s.x) >= t*hidden && len(s.heads) >= threads {
 		return
 	}
@@ -55,10 +54,9 @@ func (s *scratch) grow(t, threads int) {
 	}
 }
 
-var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
-
-// EmbedIDs returns the L2-normalised CLS vector of the token ids (as
-// Tokenizer.Encode returns them: [CLS] … [SEP], at most MaxTokens). Ids
+// EmbedIDs returns the L2-normalised vector of the token ids, pooled as the
+// Spec says (the CLS vector, or the mean of all tokens), for ids as
+// Tokenizer.Encode returns them ([CLS] … [SEP], at most MaxTokens). Ids
 // outside the vocabulary count as [UNK].
 func (m *Model) EmbedIDs(ids []int32) []float32 {
 	return m.embedIDs(ids, m.threads)
@@ -70,26 +68,50 @@ func (m *Model) embedIDs(ids []int32, threads int) []float32 {
 	if len(ids) > MaxTokens {
 		ids = ids[:MaxTokens]
 	}
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
+	hidden := m.arch.hidden
 	T := len(ids)
 	if T == 0 {
 		return make([]float32, hidden)
 	}
-	s.grow(T, threads)
+	s, _ := m.scratch.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
+	}
+	defer m.scratch.Put(s)
+	s.grow(&m.arch, T, threads)
 	x := s.x[:T*hidden]
 	m.embed(x, ids, s.h)
+	cls := m.spec.Pooling == PoolCLS
 	for i := range m.layers {
-		m.layer(&m.layers[i], x, T, s, threads, i == len(m.layers)-1)
+		m.layer(&m.layers[i], x, T, s, threads, cls && i == len(m.layers)-1)
 	}
 	v := make([]float32, hidden)
-	copy(v, x[:hidden])
+	if cls {
+		copy(v, x[:hidden])
+	} else {
+		meanRows(v, x, T)
+	}
 	normalize(v)
 	return v
 }
 
+// meanRows sets v (n) to the mean of the T rows of x (T × n).
+func meanRows(v, x []float32, T int) {
+	n := len(v)
+	sum := make([]float64, n)
+	for t := range T {
+		for j, c := range x[t*n : (t+1)*n] {
+			sum[j] += float64(c)
+		}
+	}
+	for j := range v {
+		v[j] = float32(sum[j] / float64(T))
+	}
+}
+
 // embed sets x to LayerNorm(word + type + position) of each id.
 func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
+	hidden := m.arch.hidden
 	typ := tmp[:hidden]
 	pos := tmp[hidden : 2*hidden]
 	m.typ.row(0, typ)
@@ -109,25 +131,27 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 
 // layer runs one encoder layer on x (T × hidden) in place, each step split
 // over threads goroutines: the matrix products by columns, attention by
-// heads, the rest by rows. In the last layer only the first row (CLS) of
-// the result is wanted: the second feed-forward product and the final
-// LayerNorm then run on that row alone (its quantization still takes the
-// scale of all rows, so the row comes out as before); the other rows of x
-// are left half-done.
-func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int, last bool) {
+// heads, the rest by rows. When only the first row (CLS) of the result is
+// wanted (clsOnly: the last layer of a CLS-pooled model), the second
+// feed-forward product and the final LayerNorm run on that row alone (its
+// quantization still takes the scale of all rows, so the row comes out as
+// before); the other rows of x are left half-done.
+func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int, clsOnly bool) {
+	a := &m.arch
+	hidden, heads, ffn := a.hidden, a.heads, a.ffn
 	qkv := s.qkv[:T*3*hidden]
 	quantLinear(qkv, x, T, T, l.qkv, s, threads)
 
 	att := s.att[:T*hidden]
-	parallel(threads, heads, heads*T*T*headDim, func(part, h0, h1 int) {
+	parallel(threads, heads, heads*T*T*a.headDim, func(part, h0, h1 int) {
 		for h := h0; h < h1; h++ {
-			attend(att, qkv, T, h, &s.heads[part])
+			a.attend(att, qkv, T, h, &s.heads[part])
 		}
 	})
 
 	out := s.out[:T*hidden]
 	quantLinear(out, att, T, T, l.attOut, s, threads)
-	addNorm(x, out, T, l.ln1, threads)
+	addNorm(x, out, T, hidden, l.ln1, threads)
 
 	ff := s.ff[:T*ffn]
 	quantLinear(ff, x, T, T, l.ffn1, s, threads)
@@ -135,19 +159,23 @@ func (m *Model) layer(l *layer, x []float32, T int, s *scratch, threads int, las
 		linalg.GELU(ff[t0*ffn : t1*ffn])
 	})
 	rows := T
-	if last {
+	if clsOnly {
 		rows = 1
 	}
 	quantLinear(out, ff, T, rows, l.ffn2, s, threads)
-	addNorm(x, out, rows, l.ln2, threads)
+	addNorm(x, out, rows, hidden, l.ln2, threads)
 }
 
 // attend sets head h of att (T × hidden) to the attention of each token
 // over all T tokens of qkv (T × 3·hidden: queries, keys, values), as two
-// matrix products: the head's queries (divided by √headDim = 8, exactly)
-// times its keys, transposed and padded with zero columns to whole panels;
-// a softmax of each row; times its values (padded with zero rows).
-func attend(att, qkv []float32, T, h int, b *headScratch) {
+// matrix products: the head's queries (divided by the scale, √headDim:
+// bge-small-zh's 8 exactly, e5-small-v2's 5.656854) times its keys,
+// transposed and padded with zero columns to whole panels; a softmax of
+// each row; times its values (padded with zero rows). The graph divides the
+// products instead; the results differ by float rounding only (not at all
+// for a power of two).
+func (a *arch) attend(att, qkv []float32, T, h int, b *headScratch) {
+	hidden, headDim, scale := a.hidden, a.headDim, a.scale
 	off := h * headDim
 	tp := (T + linalg.Panel - 1) / linalg.Panel * linalg.Panel
 	q, o := b.q[:T*headDim], b.o[:T*headDim]
@@ -157,7 +185,7 @@ func attend(att, qkv []float32, T, h int, b *headScratch) {
 	for t := range T {
 		row := qkv[t*3*hidden : (t+1)*3*hidden]
 		for d, x := range row[off : off+headDim] {
-			q[t*headDim+d] = x / 8
+			q[t*headDim+d] = x / scale
 		}
 		for d, x := range row[hidden+off : hidden+off+headDim] {
 			kt[d*tp+t] = x
@@ -179,7 +207,7 @@ func attend(att, qkv []float32, T, h int, b *headScratch) {
 }
 
 // addNorm adds out to x (T × hidden) and normalises each row with wb.
-func addNorm(x, out []float32, T int, wb [2][]float32, threads int) {
+func addNorm(x, out []float32, T, hidden int, wb [2][]float32, threads int) {
 	parallel(threads, T, T*hidden*8, func(_, t0, t1 int) {
 		for i := t0 * hidden; i < t1*hidden; i++ {
 			x[i] += out[i]

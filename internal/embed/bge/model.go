@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/recalld/recalld/internal/embed/internal/linalg"
 )
@@ -20,18 +21,96 @@ var ErrModel = errors.New("bge: unsupported model")
 // for passages ("represent this sentence for searching relevant passages:").
 const QueryPrefix = "为这个句子生成表示以用于检索相关文章："
 
-// Architecture of bge-small-zh-v1.5, checked against the weights at load.
+// Pooling is how a Model turns the vectors of its last layer, one a token,
+// into the vector of the text.
+type Pooling int
+
 const (
-	hidden = 512
-	heads  = 8
-	ffn    = 2048
-	layers = 4
-	lnEps  = 1e-12
+	// PoolCLS takes the vector of the first token, [CLS] (BGE).
+	PoolCLS Pooling = iota
+	// PoolMean averages the vectors of all tokens (E5; sentence-transformers'
+	// MiniLM). A text runs alone, so the attention mask is all ones.
+	PoolMean
 )
 
+// Spec is a model this package runs: the files of its directory and how
+// it is used. Its architecture (hidden size, heads, feed-forward size,
+// layers, attention scale) is no part of it: Load reads that from the ONNX
+// graph.
+type Spec struct {
+	// Name is the embedder identity without the dimension, which
+	// Encoder.Name appends.
+	Name          string
+	ModelFile     string
+	TokenizerFile string
+	// Lowercase turns the tokenizer's lower-casing on in LoadEncoder, for
+	// a tokenizer.json that lacks it (TokenizerOptions.Lowercase).
+	Lowercase bool
+	Pooling   Pooling
+	// QueryPrefix goes before a search query, DocumentPrefix before a
+	// document (Encoder.EmbedQueryOne, Encoder.Embed).
+	QueryPrefix    string
+	DocumentPrefix string
+}
+
+// Specs returns the models this package runs, bge-small-zh-v1.5 first.
+// Load tells them apart by their ModelFile.
+func Specs() []Spec {
+	return []Spec{{
+		Name:          "bge-small-zh-v1.5",
+		ModelFile:     ModelFile,
+		TokenizerFile: TokenizerFile,
+		Lowercase:     true,
+		Pooling:       PoolCLS,
+		QueryPrefix:   QueryPrefix,
+	}, {
+		// intfloat's model card: "query: " and "passage: " before every
+		// input, mean pooling; its tokenizer.json lower-cases already.
+		Name:           "e5-small-v2",
+		ModelFile:      E5ModelFile,
+		TokenizerFile:  E5TokenizerFile,
+		Pooling:        PoolMean,
+		QueryPrefix:    "query: ",
+		DocumentPrefix: "passage: ",
+	}}
+}
+
+// DetectSpec returns the Spec whose ModelFile dir holds. It fails when dir
+// holds none or several.
+func DetectSpec(dir string) (Spec, error) {
+	var found []Spec
+	for _, s := range Specs() {
+		if _, err := os.Stat(filepath.Join(dir, s.ModelFile)); err == nil {
+			found = append(found, s)
+		}
+	}
+	switch len(found) {
+	case 1:
+		return found[0], nil
+	case 0:
+		var names []string
+		for _, s := range Specs() {
+			names = append(names, s.ModelFile)
+		}
+		return Spec{}, fmt.Errorf("bge: %s holds none of %s", dir, strings.Join(names, ", "))
+	}
+	return Spec{}, fmt.Errorf("bge: %s holds the files of several models", dir)
+}
+
+// Layer-norm epsilon of BERT (the graphs' constant).
+const lnEps = 1e-12
+
+// arch is the shape of a BERT encoder, read from its graph.
+type arch struct {
+	hidden, heads, headDim, ffn int
+	// scale divides the attention scores: √headDim in BERT, a constant of
+	// the graph.
+	scale float32
+}
+
 // supportedOps are the ONNX ops of the quantized BERT export this package
-// implements (the shape plumbing among them is implied by the fixed
-// architecture). A graph with any other op is refused.
+// implements (the shape plumbing among them follows from the architecture
+// build reads). A graph with any other op is refused.
 var supportedOps = []string{
 	"Add", "Cast", "Concat", "Constant", "DequantizeLinear", "Div",
 	"DynamicQuantizeLinear", "Erf", "Gather", "MatMul", "MatMulInteger",
@@ -47,15 +126,17 @@ type qmatrix struct {
 	bias  []float32
 }
 
-// qembedding is a uint8 embedding table with one scale and zero point.
+// qembedding is a uint8 embedding table (rows of dim) with one scale and
+// zero point.
 type qembedding struct {
 	q     []uint8
+	dim   int
 	scale float32
 	zp    float32
 }
 
 func (e *qembedding) row(i int, dst []float32) {
-	for j, c := range e.q[i*hidden : (i+1)*hidden] {
+	for j, c := range e.q[i*e.dim : (i+1)*e.dim] {
 		dst[j] = (float32(c) - e.zp) * e.scale
 	}
 }
@@ -69,9 +150,11 @@ type layer struct {
 	ln2    [2][]float32
 }
 
-// Model is bge-small-zh-v1.5: its tokenizer and weights. It is safe for
-// concurrent use.
+// Model is a BERT sentence embedder of Specs: its tokenizer and weights.
+// It is safe for concurrent use.
 type Model struct {
+	spec      Spec
+	arch      arch
 	tok       *Tokenizer
 	word      qembedding
 	pos       qembedding
@@ -80,6 +163,7 @@ type Model struct {
 	layers    []layer
 	vocabSize int
 	threads   int
+	scratch   sync.Pool // of *scratch, sized for arch
 }
 
 // Options configures Load.
@@ -93,9 +177,18 @@ type Options struct {
 	Threads int
 }
 
-// Load reads ModelFile and TokenizerFile from dir.
+// Load reads the model in dir: the files of the Spec that DetectSpec finds
+// there.
 func Load(dir string, opt Options) (*Model, error) {
-	tj, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
+	spec, err := DetectSpec(dir)
+	if err != nil {
+		return nil, err
+	}
+	return load(dir, spec, opt)
+}
+
+func load(dir string, spec Spec, opt Options) (*Model, error) {
+	tj, err := os.ReadFile(filepath.Join(dir, spec.TokenizerFile))
 	if err != nil {
 		return nil, fmt.Errorf("bge: %w", err)
 	}
@@ -103,7 +196,7 @@ func Load(dir string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	ob, err := os.ReadFile(filepath.Join(dir, ModelFile))
+	ob, err := os.ReadFile(filepath.Join(dir, spec.ModelFile))
 	if err != nil {
 		return nil, fmt.Errorf("bge: %w", err)
 	}
@@ -115,6 +208,7 @@ func Load(dir string, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.spec = spec
 	m.tok = tok
 	m.threads = opt.Threads
 	if m.threads <= 0 {
@@ -126,8 +220,12 @@ func Load(dir string, opt Options) (*Model, error) {
 // Tokenizer returns the model's tokenizer.
 func (m *Model) Tokenizer() *Tokenizer { return m.tok }
 
-// Dim returns the vector length, 512.
-func (m *Model) Dim() int { return hidden }
+// Spec returns the model's Spec.
+func (m *Model) Spec() Spec { return m.spec }
+
+// Dim returns the vector length, the hidden size (bge-small-zh-v1.5: 512,
+// e5-small-v2: 384).
+func (m *Model) Dim() int { return m.arch.hidden }
 
 func build(g *graph) (*Model, error) {
 	for _, n := range g.nodes {
@@ -152,15 +250,20 @@ func build(g *graph) (*Model, error) {
 		}
 		return t.f
 	}
+	// The hidden size is the width of the word embeddings.
+	var hidden int64
+	if t, ok := g.inits["embeddings.word_embeddings.weight_quantized"]; ok && len(t.dims) == 2 {
+		hidden = t.dims[1]
+	}
 	emb := func(name string) qembedding {
 		t, ok := g.inits[name+"_quantized"]
-		if !ok || len(t.dims) != 2 || t.dims[1] != hidden || t.dtype != onnxUint8 {
+		if !ok || len(t.dims) != 2 || t.dims[1] != hidden || hidden == 0 || t.dtype != onnxUint8 {
 			if err == nil {
 				err = fmt.Errorf("%w: embedding %s", ErrModel, name)
 			}
 			return qembedding{}
 		}
-		e := qembedding{q: make([]uint8, len(t.f))}
+		e := qembedding{q: make([]uint8, len(t.f)), dim: int(hidden)}
 		for i, v := range t.f {
 			e.q[i] = uint8(v)
 		}
@@ -181,9 +284,9 @@ func build(g *graph) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.vocabSize = len(m.word.q) / hidden
-	if len(m.pos.q) != MaxTokens*hidden {
-		return nil, fmt.Errorf("%w: %d positions, want %d", ErrModel, len(m.pos.q)/hidden, MaxTokens)
+	m.vocabSize = len(m.word.q) / int(hidden)
+	if len(m.pos.q) != MaxTokens*int(hidden) {
+		return nil, fmt.Errorf("%w: %d positions, want %d", ErrModel, len(m.pos.q)/int(hidden), MaxTokens)
 	}
 
 	// The weights of each MatMulInteger, by the module its output belongs
@@ -219,10 +322,35 @@ func build(g *graph) (*Model, error) {
 		bias := get("encoder."+dotted(module)+".bias", n)
 		return rawq{w: w, k: int(k), n: int(n), scale: scale, bias: bias}
 	}
+	// The feed-forward size is the width of the first layer's intermediate
+	// weights.
+	var ffn int64
+	if t, ok := g.inits[weights["layer.0/intermediate/dense"]]; ok && len(t.dims) == 2 {
+		ffn = t.dims[1]
+	}
+	producers := map[string]*node{}
+	for i := range g.nodes {
+		for _, out := range g.nodes[i].outputs {
+			producers[out] = &g.nodes[i]
+		}
+	}
 	for i := 0; ; i++ {
 		p := "layer." + strconv.Itoa(i)
 		if _, ok := weights[p+"/attention/self/query"]; !ok {
 			break
+		}
+		a, aerr := attention(g, producers, p)
+		if aerr != nil {
+			return nil, aerr
+		}
+		a.hidden, a.ffn = int(hidden), int(ffn)
+		if a.heads*a.headDim != a.hidden {
+			return nil, fmt.Errorf("%w: %s: %d heads of %d, hidden size %d", ErrModel, p, a.heads, a.headDim, a.hidden)
+		}
+		if i == 0 {
+			m.arch = a
+		} else if a != m.arch {
+			return nil, fmt.Errorf("%w: %s differs from layer.0: %+v, %+v", ErrModel, p, a, m.arch)
 		}
 		q := qmat(p+"/attention/self/query", hidden, hidden)
 		k := qmat(p+"/attention/self/key", hidden, hidden)
@@ -249,10 +377,61 @@ func build(g *graph) (*Model, error) {
 		}
 		m.layers = append(m.layers, l)
 	}
-	if len(m.layers) != layers {
-		return nil, fmt.Errorf("%w: %d layers, want %d", ErrModel, len(m.layers), layers)
+	if len(m.layers) == 0 {
+		return nil, fmt.Errorf("%w: no encoder layer", ErrModel)
 	}
 	return m, nil
+}
+
+// attention reads the self-attention shape of layer p ("layer.0") from the
+// graph: the heads and their size from the constants of the Reshape that
+// splits the queries, keys and values into heads (to batch × tokens ×
+// heads × headDim), and the scale from the constant the scores are
+// divided by.
+func attention(g *graph, producers map[string]*node, p string) (arch, error) {
+	var a arch
+	module := p + "/attention/self"
+	scalar := func(name string) (float32, bool) {
+		t, ok := g.inits[name]
+		if !ok || len(t.f) != 1 {
+			return 0, false
+		}
+		return t.f[0], true
+	}
+	var divs, reshapes int
+	for _, n := range g.nodes {
+		if len(n.outputs) != 1 || len(n.inputs) != 2 {
+			continue
+		}
+		if mod, ok := moduleOf(n.outputs[0]); !ok || mod != module {
+			continue
+		}
+		switch n.op {
+		case "Div":
+			s, ok := scalar(n.inputs[1])
+			if !ok || !(s > 0) {
+				return arch{}, fmt.Errorf("%w: %s: attention scores divided by a non-constant", ErrModel, p)
+			}
+			a.scale = s
+			divs++
+		case "Reshape":
+			c := producers[n.inputs[1]]
+			if c == nil || c.op != "Concat" || len(c.inputs) != 4 {
+				continue // the heads joined again: batch × tokens × hidden
+			}
+			h, ok1 := scalar(c.inputs[2])
+			d, ok2 := scalar(c.inputs[3])
+			if !ok1 || !ok2 || h < 1 || d < 1 || (reshapes > 0 && (int(h) != a.heads || int(d) != a.headDim)) {
+				return arch{}, fmt.Errorf("%w: %s: heads of shape %v×%v", ErrModel, p, h, d)
+			}
+			a.heads, a.headDim = int(h), int(d)
+			reshapes++
+		}
+	}
+	if divs != 1 || reshapes != 3 {
+		return arch{}, fmt.Errorf("%w: %s: %d scalings of the scores and %d splits into heads, want 1 and 3", ErrModel, p, divs, reshapes)
+	}
+	return a, nil
 }
 
 // rawq is a weight matrix as the graph holds it: row-major k×n.

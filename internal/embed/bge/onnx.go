@@ -12,8 +12,9 @@ import (
 // The ONNX protobuf is read with a small hand-written decoder of the few
 // fields this package needs (onnx.proto3: ModelProto.graph = 7;
 // GraphProto.node = 1, initializer = 5; NodeProto.input = 1, output = 2,
-// op_type = 4; TensorProto.dims = 1, data_type = 2, float_data = 4,
-// int32_data = 5, int64_data = 7, name = 8, raw_data = 9).
+// op_type = 4, attribute = 5; AttributeProto.name = 1, t = 5;
+// TensorProto.dims = 1, data_type = 2, float_data = 4, int32_data = 5,
+// int64_data = 7, name = 8, raw_data = 9).
 
 // ONNX TensorProto data types used by the model.
 const (
@@ -37,8 +38,12 @@ type node struct {
 	op      string
 	inputs  []string
 	outputs []string
+	value   *tensor // a Constant's "value" attribute
 }
 
+// graph holds the nodes and the initializers of an ONNX graph. The value
+// of each Constant node is among the initializers too, named by the
+// node's output.
 type graph struct {
 	nodes []node
 	inits map[string]*tensor
@@ -108,6 +113,10 @@ func parseGraph(model []byte) (*graph, error) {
 				return err
 			}
 			g.nodes = append(g.nodes, n)
+			if n.op == "Constant" && n.value != nil && len(n.outputs) == 1 {
+				n.value.name = n.outputs[0]
+				g.inits[n.value.name] = n.value
+			}
 		case 5:
 			t, err := parseTensor(v)
 			if err != nil {
@@ -133,10 +142,41 @@ func parseNode(b []byte) (node, error) {
 			n.outputs = append(n.outputs, string(v))
 		case 4:
 			n.op = string(v)
+		case 5:
+			t, err := parseValueAttribute(v)
+			if err != nil {
+				return err
+			}
+			if t != nil {
+				n.value = t
+			}
 		}
 		return nil
 	})
 	return n, err
+}
+
+// parseValueAttribute returns the tensor of an AttributeProto named
+// "value" (a Constant's), or nil for any other attribute.
+func parseValueAttribute(b []byte) (*tensor, error) {
+	var name string
+	var tb []byte
+	err := fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
+		if typ != protowire.BytesType {
+			return nil
+		}
+		switch num {
+		case 1:
+			name = string(v)
+		case 5:
+			tb = v
+		}
+		return nil
+	})
+	if err != nil || name != "value" || tb == nil {
+		return nil, err
+	}
+	return parseTensor(tb)
 }
 
 func parseTensor(b []byte) (*tensor, error) {
