@@ -58,3 +58,21 @@ func TestNewEmbedderFallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestNewEmbedderE5 checks that en_model e5 puts e5-small-v2, on Latin
+// texts only, in the composite when its files are installed.
+func TestNewEmbedderE5(t *testing.T) {
+	dir := "../../models/e5-small-v2"
+	if _, err := os.Stat(filepath.Join(dir, "e5-small-v2-q.onnx")); err != nil {
+		t.Skipf("e5-small-v2 not installed in %s (make setup)", dir)
+	}
+	cfg := config.DefaultConfig().Embedder
+	cfg.EnModel, cfg.E5ModelDir, cfg.ZhWeight = "e5", dir, 0
+	emb, fallback, err := NewEmbedder(t.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(emb.Name(), "e5-small-v2-384-latin+hash-ngram") || fallback != "" {
+		t.Errorf("embedder %q (fallback %q), want e5-small-v2-384-latin with hashing", emb.Name(), fallback)
+	}
+}
