@@ -96,15 +96,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 // to searching the real question after a long preamble.
 func TestOfflineJudgement(t *testing.T) {
 	a := agent.New(judgeService(t), mustSkill(t))
-	for _, tc := range []struct {
-		name, question   string
-		cited, forbidden []string
-		// atLeast of among must be cited (a list cited up to its cap).
-		among      []string
-		atLeast    int
-		noEvidence bool
-		note       string // a note the limits must carry
-	}{
+	for _, tc := range []judgeCase{
 		{name: "licence look-alike", question: "我有驾照吗？", noEvidence: true, forbidden: []string{"m1", "m2"}},
 		{name: "allergy never said", question: "我对花粉过敏吗？", noEvidence: true, forbidden: []string{"m3", "m4"}, note: "no message bears out the question: searched"},
 		{name: "allergy said", question: "我对什么过敏？", cited: []string{"m3"}},
@@ -142,45 +134,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "preamble in English", question: "Ugh, the landlord raised the rent again, we might move after all. What does my partner do for work?",
 			cited: []string{"m12"}, note: "after the preamble"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			resp, err := a.Recall(t.Context(), "qq:42", agent.Request{Question: tc.question,
-				Context: agent.RequestContext{Now: "2026-05-01T12:00:00Z"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var cited []string
-			for _, e := range resp.Evidence {
-				cited = append(cited, e.MessageID)
-			}
-			if got := resp.Limits.StopReason == agent.StopNoEvidence; got != tc.noEvidence {
-				t.Errorf("no_evidence = %v, want %v; cited %v; notes %v", got, tc.noEvidence, cited, resp.Limits.Notes)
-			}
-			if tc.noEvidence && len(cited) > 0 {
-				t.Errorf("no_evidence cites %v", cited)
-			}
-			for _, id := range tc.cited {
-				if !slices.Contains(cited, id) {
-					t.Errorf("%s not cited; cited %v; notes %v", id, cited, resp.Limits.Notes)
-				}
-			}
-			n := 0
-			for _, id := range tc.among {
-				if slices.Contains(cited, id) {
-					n++
-				}
-			}
-			if n < tc.atLeast {
-				t.Errorf("%d of %v cited, want at least %d; cited %v", n, tc.among, tc.atLeast, cited)
-			}
-			for _, id := range tc.forbidden {
-				if slices.Contains(cited, id) {
-					t.Errorf("%s cited; cited %v", id, cited)
-				}
-			}
-			if tc.note != "" && !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
-				t.Errorf("no note with %q: %v", tc.note, resp.Limits.Notes)
-			}
-		})
+		tc.check(t, a, "qq:42", "2026-05-01T12:00:00Z")
 	}
 }
 
@@ -216,44 +170,68 @@ func TestDialogueJudgement(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := agent.New(queryapi.New(s), mustSkill(t))
-	for _, tc := range []struct {
-		name, question   string
-		cited, forbidden []string
-		noEvidence       bool
-		note             string
-	}{
+	for _, tc := range []judgeCase{
 		{name: "the other speaker's news", question: "What did Melanie come across in her neighborhood during her walk?",
 			noEvidence: true, forbidden: []string{"d1", "d2"}, note: "Caroline told of it about themself"},
 		{name: "the speaker's own news", question: "What did Caroline come across in her neighborhood during her walk?", cited: []string{"d1"}},
 		{name: "own news, the other asked", question: "Where did Melanie take the kids camping?", cited: []string{"d4"}},
 		{name: "an answer to the other's question", question: "Which studio did Caroline pick for her pottery class?", cited: []string{"d9"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			resp, err := a.Recall(t.Context(), "locomo:d", agent.Request{Question: tc.question,
-				Context: agent.RequestContext{Now: "2023-05-09T12:00:00Z"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var cited []string
-			for _, e := range resp.Evidence {
-				cited = append(cited, e.MessageID)
-			}
-			if got := resp.Limits.StopReason == agent.StopNoEvidence; got != tc.noEvidence {
-				t.Errorf("no_evidence = %v, want %v; cited %v; notes %v", got, tc.noEvidence, cited, resp.Limits.Notes)
-			}
-			for _, id := range tc.cited {
-				if !slices.Contains(cited, id) {
-					t.Errorf("%s not cited; cited %v; notes %v", id, cited, resp.Limits.Notes)
-				}
-			}
-			for _, id := range tc.forbidden {
-				if slices.Contains(cited, id) {
-					t.Errorf("%s cited; cited %v", id, cited)
-				}
-			}
-			if tc.note != "" && !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
-				t.Errorf("no note with %q: %v", tc.note, resp.Limits.Notes)
-			}
-		})
+		tc.check(t, a, "locomo:d", "2023-05-09T12:00:00Z")
 	}
+}
+
+// judgeCase is a recall question and what its answer must and must not
+// cite.
+type judgeCase struct {
+	name, question   string
+	cited, forbidden []string
+	// atLeast of among must be cited (a list cited up to its cap).
+	among      []string
+	atLeast    int
+	noEvidence bool
+	note       string // a note the limits must carry
+}
+
+// check asks a, for user at now, in a subtest named after the case.
+func (tc judgeCase) check(t *testing.T, a *agent.Agent, user, now string) {
+	t.Helper()
+	t.Run(tc.name, func(t *testing.T) {
+		resp, err := a.Recall(t.Context(), user, agent.Request{Question: tc.question, Context: agent.RequestContext{Now: now}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cited []string
+		for _, e := range resp.Evidence {
+			cited = append(cited, e.MessageID)
+		}
+		if got := resp.Limits.StopReason == agent.StopNoEvidence; got != tc.noEvidence {
+			t.Errorf("no_evidence = %v, want %v; cited %v; notes %v", got, tc.noEvidence, cited, resp.Limits.Notes)
+		}
+		if tc.noEvidence && len(cited) > 0 {
+			t.Errorf("no_evidence cites %v", cited)
+		}
+		for _, id := range tc.cited {
+			if !slices.Contains(cited, id) {
+				t.Errorf("%s not cited; cited %v; notes %v", id, cited, resp.Limits.Notes)
+			}
+		}
+		n := 0
+		for _, id := range tc.among {
+			if slices.Contains(cited, id) {
+				n++
+			}
+		}
+		if n < tc.atLeast {
+			t.Errorf("%d of %v cited, want at least %d; cited %v", n, tc.among, tc.atLeast, cited)
+		}
+		for _, id := range tc.forbidden {
+			if slices.Contains(cited, id) {
+				t.Errorf("%s cited; cited %v", id, cited)
+			}
+		}
+		if tc.note != "" && !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+			t.Errorf("no note with %q: %v", tc.note, resp.Limits.Notes)
+		}
+	})
 }
