@@ -347,7 +347,11 @@ func (or *offlineRun) bridge(ctx context.Context) error {
 	found := 0
 	for _, h := range page.Hits {
 		lower := strings.ToLower(h.Content)
-		for l, c := range from {
+		// In the order the hits gave them (a map's order would pick a
+		// different naming hit from run to run).
+		for _, n := range given {
+			l := strings.ToLower(n)
+			c := from[l]
 			if h.MessageID == c.ev.MessageID || !containsWord(lower, l) || isUnit(l) && !slices.Contains(measuredUnits(h.Content), l) {
 				continue
 			}
