@@ -632,13 +632,18 @@ func (r *run) similar(hits []queryapi.Evidence) {
 
 // support is how well a candidate bears out the question in absolute
 // terms (relevance.support), raised to stop.min_support when its raw
-// similarity reaches stop.min_similarity: not "near the best hit", since
+// similarity reaches stop.min_similarity (stop.min_similarity_zh for a
+// Chinese question): not "near the best hit", since
 // the best hit of a question about something never said is no evidence.
 func (r *run) support(rel relevance, idf map[string]float64, c *candidate) float64 {
 	st := r.skill.Params.Stop
 	minimum := r.minSupport(rel)
 	s := rel.support(c.ev, idf, minimum)
-	if st.MinSimilarity > 0 && r.sims[c.ev.MessageID] >= st.MinSimilarity {
+	sim := st.MinSimilarity
+	if rel.zh && st.MinSimilarityZH > 0 {
+		sim = st.MinSimilarityZH
+	}
+	if sim > 0 && r.sims[c.ev.MessageID] >= sim {
 		s = max(s, minimum)
 	}
 	return s

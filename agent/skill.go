@@ -87,6 +87,10 @@ type StopRules struct {
 	// the embedder: the built-in ones do not separate answers from
 	// look-alikes by cosine.
 	MinSimilarity float64 `yaml:"min_similarity"`
+	// MinSimilarityZH replaces MinSimilarity for a question that is mostly
+	// Chinese: the composite reads it without its English model, so its
+	// cosines run lower.
+	MinSimilarityZH float64 `yaml:"min_similarity_zh"`
 	MinNew        int     `yaml:"min_new"`
 	Enough        int     `yaml:"enough"`
 	CiteRatio     float64 `yaml:"cite_ratio"`
@@ -263,8 +267,8 @@ func (p Params) validate() error {
 		errs = append(errs, errors.New("stop.told_ratio must be in [0, 1]"))
 	}
 	if p.Stop.Relevance <= 0 || p.Stop.Relevance > 1 || p.Stop.MinOverlap < 0 || p.Stop.MinOverlap > 1 ||
-		p.Stop.MinSupport < 0 || p.Stop.MinSupport > 1 || p.Stop.MinSupportZH < 0 || p.Stop.MinSupportZH > 1 || p.Stop.MinSimilarity < 0 || p.Stop.MinSimilarity > 1 {
-		errs = append(errs, errors.New("stop.relevance must be in (0, 1], stop.min_overlap, stop.min_support(_zh) and stop.min_similarity in [0, 1]"))
+		p.Stop.MinSupport < 0 || p.Stop.MinSupport > 1 || p.Stop.MinSupportZH < 0 || p.Stop.MinSupportZH > 1 || p.Stop.MinSimilarity < 0 || p.Stop.MinSimilarity > 1 || p.Stop.MinSimilarityZH < 0 || p.Stop.MinSimilarityZH > 1 {
+		errs = append(errs, errors.New("stop.relevance must be in (0, 1], stop.min_overlap, stop.min_support(_zh) and stop.min_similarity(_zh) in [0, 1]"))
 	}
 	if p.Weights.Contextual < 0 || p.Weights.Lexical < 0 || p.Weights.Semantic < 0 || p.Weights.Neighbor < 0 ||
 		p.Weights.Speaker < 0 || p.Weights.Date < 0 ||

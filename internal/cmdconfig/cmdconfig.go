@@ -65,7 +65,7 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 					"model_dir", cfg.ModelDir, "err", err, "fix", "scripts/fetch-models.sh (make setup), then recalld reindex")
 				return embed.NewHashing(cfg.Dim), fallback, nil
 			}
-			en = uselite.NewEncoder(m, uselite.Options{})
+			en = embed.NewLatinQueries(uselite.NewEncoder(m, uselite.Options{}))
 		}
 		var zh embed.SentenceEncoder
 		if cfg.ZhWeight > 0 {

@@ -63,3 +63,53 @@ func TestLatinOnlyComposite(t *testing.T) {
 		t.Errorf("two Chinese texts: composite cosine %v, want the hashing cosine %v", got, want)
 	}
 }
+
+// TestLatinQueriesComposite checks that a LatinQueries part stores every
+// text as its encoder does (same name, same vectors, so existing stores
+// open) and reads only Latin queries: a Chinese query is matched by the
+// other parts alone.
+func TestLatinQueriesComposite(t *testing.T) {
+	const en, zh1, zh2 = "apple pie recipe", "苹果派的做法", "苹果派怎么做"
+	f := &fakeEncoder{vecs: map[string][]float32{en: {1, 0, 0}, zh1: {0, 1, 0}, zh2: {0, 1, 0}}}
+	l := NewLatinQueries(f)
+	if l.Name() != f.Name() || l.Dim() != 3 {
+		t.Errorf("Name, Dim = %q, %d, want the encoder's", l.Name(), l.Dim())
+	}
+	if v := l.EmbedOne(zh1); !slices.Equal(v, []float32{0, 1, 0}) {
+		t.Errorf("EmbedOne(zh) = %v, want the encoder's vector", v)
+	}
+	if q := l.EmbedQueryOne(en); !slices.Equal(q, []float32{1, 0, 0}) {
+		t.Errorf("EmbedQueryOne(en) = %v, want the encoder's vector", q)
+	}
+	if q := l.EmbedQueryOne(zh1); !slices.Equal(q, []float32{0, 0, 0}) {
+		t.Errorf("EmbedQueryOne(zh) = %v, want zero", q)
+	}
+	h := NewHashing(64)
+	c, err := NewCompositeParts([]Part{{Encoder: l, Weight: 0.5}}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := NewCompositeParts([]Part{{Encoder: f, Weight: 0.5}}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Name() != plain.Name() {
+		t.Errorf("Name = %q, want the plain composite's %q", c.Name(), plain.Name())
+	}
+	docs, err := c.Embed(t.Context(), []string{zh2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := plain.Embed(t.Context(), []string{zh2})
+	if !slices.Equal(docs[0], want[0]) {
+		t.Errorf("document vectors differ from the plain composite's")
+	}
+	df := func(uint64) int { return 1 }
+	q := c.EmbedQuery(zh1, df, 10)
+	hq, hd := h.EmbedQuery(zh1, df, 10), want[0][3:]
+	// The query's meaning part is zero, so the cosine is the hashing
+	// cosine scaled by the document's hashing share, √0.5.
+	if got, want := dot(q, docs[0]), dot(hq, hd); math.Abs(got-want) > 1e-5 {
+		t.Errorf("Chinese query: composite cosine %v, want %v", got, want)
+	}
+}
