@@ -91,9 +91,9 @@ type StopRules struct {
 	// Chinese: the composite reads it without its English model, so its
 	// cosines run lower.
 	MinSimilarityZH float64 `yaml:"min_similarity_zh"`
-	MinNew        int     `yaml:"min_new"`
-	Enough        int     `yaml:"enough"`
-	CiteRatio     float64 `yaml:"cite_ratio"`
+	MinNew          int     `yaml:"min_new"`
+	Enough          int     `yaml:"enough"`
+	CiteRatio       float64 `yaml:"cite_ratio"`
 	// ThreadCiteRatio replaces CiteRatio for questions about a thread of
 	// events (decisions, progress), whose evidence is spread out.
 	ThreadCiteRatio float64 `yaml:"thread_cite_ratio"`
