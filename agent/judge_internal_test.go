@@ -225,6 +225,34 @@ func TestHasAge(t *testing.T) {
 	}
 }
 
+func TestRelationOf(t *testing.T) {
+	rels := map[string]Lexicon{
+		"parent":  {EN: []string{"dad", "mom"}, ZH: []string{"爸爸", "妈妈"}},
+		"sibling": {EN: []string{"brother"}, ZH: []string{"弟弟"}},
+	}
+	for _, tc := range []struct {
+		question      string
+		owner, anyone string
+	}{
+		{"我弟弟在哪里上班？", "sibling", "sibling"},
+		{"我的妈妈喜欢什么花？", "parent", "parent"},
+		{"What does my brother do?", "sibling", "sibling"},
+		{"What did Caroline used to do with her dad?", "", "parent"},
+		{"Where does Melanie's mom live?", "", "parent"},
+		{"她的妈妈做什么工作？", "", "parent"},
+		{"What did the kids make?", "", ""},
+		{"Is my daddy-long-legs spider still alive?", "", ""},
+	} {
+		lower := strings.ToLower(tc.question)
+		if got := relationOf(lower, rels, true); got != tc.owner {
+			t.Errorf("relationOf(%q, owner only) = %q, want %q", tc.question, got, tc.owner)
+		}
+		if got := relationOf(lower, rels, false); got != tc.anyone {
+			t.Errorf("relationOf(%q) = %q, want %q", tc.question, got, tc.anyone)
+		}
+	}
+}
+
 func TestAsksForSeveral(t *testing.T) {
 	for _, tc := range []struct {
 		question string

@@ -79,6 +79,10 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// Two parts of one question, each said in its own message.
 		user("m46", day(2, 5), "我养了两只兔子，一只叫雪球，一只叫可乐"),
 		user("m47", day(2, 20), "雪球两岁，可乐才半岁"),
+		// What is said about one of the user's people.
+		user("m48", day(3, 5), "我弟弟现在在字节上班，做推荐算法"),
+		user("m50", day(3, 5), "我弟弟在考驾照，科目二挂了两次，愁死了"),
+		user("m49", day(3, 6), "My dad and I used to go fishing every summer at the lake"),
 	}
 	s := storagetest.Open(t, storage.Config{})
 	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
@@ -109,6 +113,9 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},
 		{name: "an age asked, a count given", question: "我孩子几岁了？", noEvidence: true, forbidden: []string{"m16"}, note: "gives no age"},
 		{name: "a relative never spoken of", question: "我妹妹对什么过敏？", noEvidence: true, forbidden: []string{"m3"}, note: "does not mention the sibling"},
+		{name: "about a relative", question: "我弟弟在哪里上班？", cited: []string{"m48"}, forbidden: []string{"m2"}},
+		{name: "about a relative in English", question: "What did I use to do with my dad?", cited: []string{"m49"}},
+		{name: "a relative's look-alike", question: "我弟弟有女朋友吗？", noEvidence: true, forbidden: []string{"m2", "m48"}},
 		{name: "a relative by name", question: "What does my partner do?", cited: []string{"m12"}},
 		{name: "a kind named by a member", question: "我在学什么乐器？", cited: []string{"m14"}},
 		{name: "an animal named by a member", question: "我家那只小动物叫啥？", cited: []string{"m7"}},

@@ -42,6 +42,9 @@ type observation struct {
 	// relation is the group of the user's people the question asks about
 	// ("我弟弟…", "my manager's…"), or "".
 	relation string
+	// people is the group of people the question asks about, the user's
+	// or another person's ("Caroline's dad", "her kids"), or "".
+	people   string
 	personal bool // the question is about the user themself
 }
 
@@ -126,7 +129,8 @@ func (r *run) observe() observation {
 			o.kinds = append(o.kinds, name)
 		}
 	}
-	o.relation = relationOf(lower, p.Relations)
+	o.relation = relationOf(lower, p.Relations, true)
+	o.people = relationOf(lower, p.Relations, false)
 	return o
 }
 
@@ -541,14 +545,27 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// relationOf names the group of the user's people that the question asks
-// about: one of its words right after 我/我的/my, or "".
-func relationOf(lower string, relations map[string]Lexicon) string {
+// relationOf names the group of people that the question asks about: one
+// of its words right after a possessive, or "". With ownerOnly the
+// possessive is the user's (我/我的/my); else also another person's
+// (他的/她的, his/her/their, a name's 's).
+func relationOf(lower string, relations map[string]Lexicon, ownerOnly bool) string {
+	zh, en := []string{"我", "我的"}, []string{"my "}
+	if !ownerOnly {
+		zh, en = append(zh, "他的", "她的"), append(en, "his ", "her ", "their ", "'s ", "’s ")
+	}
 	for _, name := range sortedKeys(relations) {
 		for _, w := range relations[name].Words() {
 			w = strings.ToLower(w)
-			if strings.Contains(lower, "我"+w) || strings.Contains(lower, "我的"+w) || containsWord(lower, "my "+w) {
-				return name
+			for _, p := range zh {
+				if strings.Contains(lower, p+w) {
+					return name
+				}
+			}
+			for _, p := range en {
+				if containsWord(lower, p+w) || strings.HasPrefix(p, "'") && strings.Contains(lower, p+w) {
+					return name
+				}
 			}
 		}
 	}

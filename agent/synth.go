@@ -320,6 +320,38 @@ func (r *run) flags(c *candidate) contextFlags {
 	return f
 }
 
+// aboutRelation reports whether a candidate bears out a question about
+// some of the user's or a speaker's people (observation.people) by its
+// words other than the relation's own: "我弟弟在考驾照" shares 弟弟 with
+// "我弟弟在哪里上班？", and is no answer.
+func (r *run) aboutRelation(rel relevance, relation string, c *candidate) bool {
+	words := r.skill.Params.Relations[relation].Words()
+	// People words (弟弟, 妈妈, kids) name whom the question is about, not
+	// what it asks.
+	people := func(t string) bool {
+		for _, lex := range r.skill.Params.Relations {
+			for _, w := range lex.Words() {
+				if strings.EqualFold(t, w) {
+					return true
+				}
+			}
+		}
+		return slices.ContainsFunc(words, func(w string) bool {
+			w = strings.ToLower(w)
+			return t == stem(w) || strings.Contains(w, t)
+		})
+	}
+	bare := rel
+	bare.evidence = slices.DeleteFunc(slices.Clone(rel.evidence), people)
+	if len(bare.evidence) == 0 {
+		// Nothing but the relation and the kind of thing asked
+		// ("我弟弟在哪里上班？"): a message of that kind (上班) bears it out.
+		kind := slices.DeleteFunc(slices.Clone(rel.kind), people)
+		return len(kind) > 0 && countHits(strings.ToLower(c.ev.Content), kind) > 0
+	}
+	return bare.support(c.ev, r.questionIDF(rel), 0) >= r.minSupport(rel)
+}
+
 // ownerSenders are the sender ids that stand for the memory owner: the user
 // id itself and its part after the last ':' ("qq:123" → "123").
 func ownerSenders(user string) []string {
@@ -378,6 +410,13 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			continue
 		}
 		c.flags = r.flags(c)
+		// A question about one of the user's people ("我弟弟在哪里上班？",
+		// "What did Caroline do with her dad?") is answered by what is
+		// said about them: a message about them is no third party's when
+		// its words other than the relation's bear the question out.
+		if o.people != "" && c.flags.thirdParty && r.aboutRelation(rel, o.people, c) {
+			c.flags.thirdParty = false
+		}
 		if why := c.flags.excluded(); why != "" {
 			r.note("set aside %s: %s", c.ev.MessageID, why)
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is %s", c.ev.MessageID, why))
