@@ -288,6 +288,9 @@ func TestNames(t *testing.T) {
 		{"What did Melanie paint?", []string{"Melanie"}},
 		{"Does Nate have turtles?", []string{"Nate"}},
 		{"Atlas 里我负责哪块？", []string{"Atlas"}},
+		{"What did Maria and her mom do together in May 2023?", []string{"Maria"}},
+		{"Where was Jon on 3 March?", []string{"Jon"}},
+		{"Did May call Jon?", []string{"May", "Jon"}},
 	} {
 		if got := names(tc.q); !slices.Equal(got, tc.want) {
 			t.Errorf("names(%q) = %q, want %q", tc.q, got, tc.want)

@@ -443,11 +443,46 @@ func names(q string) []string {
 		if i == 0 && isQuestionWord(strings.ToLower(f)) {
 			continue
 		}
+		// A month in a date ("in May 2023", "on 3 May") is no one's name.
+		if isMonthName(strings.ToLower(f)) && inDate(fields, i) {
+			continue
+		}
 		if !slices.Contains(out, f) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// isMonthName reports whether w (lower case) is a month's name or its
+// abbreviation.
+func isMonthName(w string) bool {
+	if _, ok := monthByName[w]; ok {
+		return true
+	}
+	switch w {
+	case "january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december":
+		return true
+	}
+	return false
+}
+
+// inDate reports whether fields[i], a month's name, is part of a date:
+// a number or a time preposition beside it.
+func inDate(fields []string, i int) bool {
+	number := func(j int) bool {
+		return j >= 0 && j < len(fields) && strings.IndexFunc(fields[j], unicode.IsDigit) == 0
+	}
+	if number(i-1) || number(i+1) {
+		return true
+	}
+	if i > 0 {
+		switch strings.ToLower(fields[i-1]) {
+		case "in", "on", "of", "since", "until", "till", "before", "after", "by", "during", "early", "late", "mid", "last", "next", "this":
+			return true
+		}
+	}
+	return false
 }
 
 func isQuestionWord(w string) bool {
