@@ -2,12 +2,15 @@ package agent_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 	"github.com/recalld/recalld/storage/storagetest"
@@ -82,6 +85,8 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// What is said about one of the user's people.
 		user("m48", day(3, 5), "我弟弟现在在字节上班，做推荐算法"),
 		user("m50", day(3, 5), "我弟弟在考驾照，科目二挂了两次，愁死了"),
+		// Said in English by a user who mostly writes Chinese.
+		user("m51", day(3, 7), "my dog Biscuit is sick, took him to the vet"),
 		user("m49", day(3, 6), "My dad and I used to go fishing every summer at the lake"),
 	}
 	s := storagetest.Open(t, storage.Config{})
@@ -142,6 +147,45 @@ func TestOfflineJudgement(t *testing.T) {
 			cited: []string{"m12"}, note: "after the preamble"},
 	} {
 		tc.check(t, a, "qq:42", "2026-05-01T12:00:00Z")
+	}
+}
+
+// TestBilingualJudgement holds the offline brain to matching a question
+// in one language with what was said in the other, through the dictionary
+// (a few real CC-CEDICT entries), and to abstaining when only part of the
+// question is found that way.
+func TestBilingualJudgement(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "internal", "bilingual", "testdata", "mini.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	dict, err := bilingual.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := agent.New(judgeService(t), mustSkill(t), agent.WithDictionary(dict))
+	without := agent.New(judgeService(t), mustSkill(t))
+	for _, tc := range []judgeCase{
+		{name: "an English question, Chinese messages", question: "What movies have I seen?", among: []string{"m21", "m22", "m23", "m24", "m25"}, atLeast: 3},
+		{name: "a word of three characters", question: "Do I have a bicycle?", cited: []string{"m15"}},
+		{name: "a Chinese question, an English message", question: "我的狗最近怎么了？", cited: []string{"m51"}},
+		{name: "half a question found in the other language", question: "Am I allergic to peanuts?", noEvidence: true, forbidden: []string{"m3", "m4"}},
+	} {
+		tc.check(t, with, "qq:42", "2026-05-01T12:00:00Z")
+	}
+	// Without the dictionary the answers of the first three are not found:
+	// the dictionary is what finds them.
+	for q, gold := range map[string]string{"What movies have I seen?": "m21", "Do I have a bicycle?": "m15", "我的狗最近怎么了？": "m51"} {
+		resp, err := without.Recall(t.Context(), "qq:42", agent.Request{Question: q, Context: agent.RequestContext{Now: "2026-05-01T12:00:00Z"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range resp.Evidence {
+			if e.MessageID == gold {
+				t.Errorf("without the dictionary, %q cites %s", q, gold)
+			}
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recalld/recalld/internal/bilingual"
 	"regexp"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ import (
 // offlineBrain runs the loop deterministically by the skill's rules.
 type offlineBrain struct {
 	skill  *Skill
-	asking Lexicon // askingWords of the skill's params, built once
+	asking Lexicon         // askingWords of the skill's params, built once
+	dict   *bilingual.Dict // nil: no matching across Chinese and English
 }
 
 func (b *offlineBrain) name() string { return "offline" }
@@ -161,6 +163,7 @@ func (or *offlineRun) observe() {
 			rel.evidence = append(rel.evidence, ch)
 		}
 	}
+	rel.alts = translations(or.dict, r.question, rel.evidence)
 	if in, ok := p.Intents[o.intent]; ok && o.intentHits > 0 {
 		rel.kind = lowerAll(in.Words())
 	}
@@ -187,6 +190,34 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 		return err
 	}
 	r.remember(hits)
+	return nil
+}
+
+// otherLanguage searches the question's words in the other language
+// (relevance.alts), for what was said in it.
+func (or *offlineRun) otherLanguage(ctx context.Context) ([]queryapi.Evidence, error) {
+	page, err := or.r.lexical(ctx, queryapi.LexicalParams{QueryText: or.rel.altQuery(), Match: "any", Filter: or.filter(), PageSize: or.skill.Params.Limits.Candidates})
+	if err != nil {
+		return nil, err
+	}
+	return queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8}), nil
+}
+
+// again runs the searches a changed window or role calls for again: the
+// hybrid search, and the search in the other language when the question
+// has words there.
+func (or *offlineRun) again(ctx context.Context) error {
+	if err := or.hybrid(ctx); err != nil {
+		return err
+	}
+	if or.rel.altQuery() == "" {
+		return nil
+	}
+	hits, err := or.otherLanguage(ctx)
+	if err != nil {
+		return err
+	}
+	or.r.remember(hits)
 	return nil
 }
 
@@ -229,6 +260,9 @@ func (or *offlineRun) planSearches() {
 			}
 			return queryapi.Fuse(rankings...), nil
 		}})
+	}
+	if or.rel.altQuery() != "" {
+		or.plan = append(or.plan, action{name: "search in the other language", fetch: or.otherLanguage})
 	}
 	if len(o.expansions) > 0 {
 		or.plan = append(or.plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
@@ -278,12 +312,12 @@ func (or *offlineRun) decide(i int) (stop string) {
 		or.widened = true
 		r.window = timeWindow{}
 		r.note("nothing in the %s window; searched all time", cmpOr(o.signal, "asked"))
-		or.plan = append(or.plan, action{name: "widen the window", run: or.hybrid})
+		or.plan = append(or.plan, action{name: "widen the window", run: or.again})
 	case r.supported(rel, o) == 0 && !or.droppedRole && r.role == "user" && r.rolePref != "user":
 		or.droppedRole = true
 		r.role = ""
 		r.note("nothing in the user's own words; read all roles")
-		or.plan = append(or.plan, action{name: "drop the role filter", run: or.hybrid})
+		or.plan = append(or.plan, action{name: "drop the role filter", run: or.again})
 	case r.supported(rel, o) == 0 && !or.repliesRead && or.skill.Params.Limits.Replies > 0:
 		or.plan = append(or.plan, action{name: "read the turns before the hits", run: or.replies})
 	default:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recalld/recalld/internal/bilingual"
 	"log/slog"
 	"strings"
 	"time"
@@ -185,6 +186,7 @@ type Agent struct {
 	skill   *Skill
 	llm     brain // nil: offline only
 	offline *offlineBrain
+	dict    *bilingual.Dict // nil: words match in their own language only
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -207,7 +209,7 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 	for _, o := range opts {
 		o(a)
 	}
-	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params)}
+	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), dict: a.dict}
 	return a
 }
 

@@ -160,8 +160,11 @@ type relevance struct {
 	// evidence are the terms support weighs: the key terms and, for
 	// Chinese, each content character, so that 睡眠 bears out 睡得 in part.
 	evidence []string
-	names    []string
-	phrases  []string
+	// alts are key terms' words in the other language (translations):
+	// a message with one has the term.
+	alts    map[string][]string
+	names   []string
+	phrases []string
 }
 
 // idf weighs the question's key terms by how rarely they occur among the
@@ -178,7 +181,7 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	for _, c := range seen {
 		text := strings.ToLower(c.ev.SenderName + " " + c.ev.Content)
 		for _, t := range rel.evidence {
-			if termIn(text, t) {
+			if rel.has(text, t) {
 				df[t]++
 			}
 		}
@@ -210,7 +213,7 @@ func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit
 	var have, all float64
 	for _, t := range rel.evidence {
 		all += idf[t]
-		if termIn(text, t) {
+		if rel.has(text, t) {
 			have += idf[t]
 		}
 	}
@@ -238,7 +241,7 @@ func (rel relevance) overlap(e queryapi.Evidence) float64 {
 	}
 	n := 0
 	for _, t := range rel.terms {
-		if termIn(text, t) {
+		if rel.has(text, t) {
 			n++
 		}
 	}

@@ -58,7 +58,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		case "":
 		case eval.RunnerAgent:
 			// The agent runs on each suite's own store, so it gets none here.
-			ag, err := cmdconfig.NewAgent(nil, ec.Logger, cfg.LLM)
+			ag, err := cmdconfig.NewAgent(nil, ec.Logger, cfg)
 			if err != nil {
 				return err
 			}

@@ -41,7 +41,7 @@ func (a *app) mcpCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg)
 	if err != nil {
 		return errors.Join(err, store.Close())
 	}

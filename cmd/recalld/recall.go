@@ -40,7 +40,7 @@ func (a *app) recallCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer store.Close()
-	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg)
 	if err != nil {
 		return err
 	}

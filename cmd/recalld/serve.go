@@ -87,7 +87,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.store = store
-	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg)
 	if err != nil {
 		return err
 	}

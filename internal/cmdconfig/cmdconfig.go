@@ -11,10 +11,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/recalld/recalld/internal/bilingual"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recalld/recalld/agent"
@@ -98,7 +100,8 @@ func NewQueryService(store *storage.Store, cfg config.Config) *queryapi.Service 
 
 // NewAgent builds the recall agent over store with the embedded recall
 // skill, driven by the configured language model if there is one.
-func NewAgent(store *storage.Store, log *slog.Logger, llm config.LLMConfig) (*agent.Agent, error) {
+func NewAgent(store *storage.Store, log *slog.Logger, cfg config.Config) (*agent.Agent, error) {
+	llm := cfg.LLM
 	var svc *queryapi.Service
 	if store != nil {
 		svc = queryapi.New(store)
@@ -108,6 +111,9 @@ func NewAgent(store *storage.Store, log *slog.Logger, llm config.LLMConfig) (*ag
 		return nil, err
 	}
 	opts := []agent.Option{agent.WithLogger(log)}
+	if d := Dictionary(cfg.DictionaryDir, log); d != nil {
+		opts = append(opts, agent.WithDictionary(d))
+	}
 	if llm.Model != "" {
 		m, err := agent.NewOpenAIModel(cmp.Or(llm.BaseURL, "https://api.openai.com/v1"), llm.APIKey, llm.Model, nil)
 		if err != nil {
@@ -116,6 +122,39 @@ func NewAgent(store *storage.Store, log *slog.Logger, llm config.LLMConfig) (*ag
 		opts = append(opts, agent.WithLLM(m, llm.Model))
 	}
 	return agent.New(svc, skill, opts...), nil
+}
+
+var dictionaries struct {
+	sync.Mutex
+	byDir map[string]*bilingual.Dict
+}
+
+// Dictionary is CC-CEDICT read from dir, once per process (nil, with a
+// warning, when it cannot be read: recall then matches words in their own
+// language only).
+func Dictionary(dir string, log *slog.Logger) *bilingual.Dict {
+	if dir == "" {
+		return nil
+	}
+	dictionaries.Lock()
+	defer dictionaries.Unlock()
+	if d, ok := dictionaries.byDir[dir]; ok {
+		return d
+	}
+	start := time.Now()
+	d, err := bilingual.Load(dir)
+	if err != nil {
+		log.Warn("dictionary not loaded; recall matches words in their own language only",
+			"dir", dir, "err", err, "fix", "scripts/fetch-cedict.sh (make setup)")
+		d = nil
+	} else {
+		log.Info("dictionary loaded", "dir", dir, "words", d.Len(), "load_ms", time.Since(start).Milliseconds())
+	}
+	if dictionaries.byDir == nil {
+		dictionaries.byDir = make(map[string]*bilingual.Dict)
+	}
+	dictionaries.byDir[dir] = d
+	return d
 }
 
 // OpenStore opens the store of cfg with its embedder.

@@ -60,6 +60,11 @@ type Config struct {
 	Embedder EmbedderConfig `toml:"embedder"`
 	LLM      LLMConfig      `toml:"llm"`
 
+	// DictionaryDir holds CC-CEDICT (scripts/fetch-cedict.sh), with which
+	// recall matches a question's words with messages in the other
+	// language (猫 ↔ cat). Without it words match in their own language.
+	DictionaryDir string `toml:"dictionary_dir"`
+
 	// Cognitive configures the historian and its job queue (cognitive.go).
 	Cognitive CognitiveConfig `toml:"cognitive"`
 
@@ -155,8 +160,9 @@ func DefaultConfig() Config {
 		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
 			ZhModelDir: "models/bge-small-zh", ZhWeight: embed.DefaultZhWeight, EnModel: "use-lite", E5ModelDir: "models/e5-small-v2",
 			Retry: Duration{30 * time.Second}},
-		Cognitive: defaultCognitive(),
-		Breaker:   BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
+		DictionaryDir: "models/cc-cedict",
+		Cognitive:     defaultCognitive(),
+		Breaker:       BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
 	}
 }
 
@@ -210,6 +216,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&cfg.Embedder.EnModel, "embedder-en-model", cfg.Embedder.EnModel, "English sentence model for embedder use: use-lite or e5 (env RECALLD_EMBEDDER_EN_MODEL)")
 	fs.StringVar(&cfg.Embedder.E5ModelDir, "embedder-e5-model-dir", cfg.Embedder.E5ModelDir, "e5-small-v2 model files for -embedder-en-model e5 (env RECALLD_EMBEDDER_E5_MODEL_DIR)")
 	fs.Float64Var(&cfg.Embedder.ZhWeight, "embedder-zh-weight", cfg.Embedder.ZhWeight, "share of the similarity from bge-small-zh, 0 = off (env RECALLD_EMBEDDER_ZH_WEIGHT)")
+	fs.StringVar(&cfg.DictionaryDir, "dictionary-dir", cfg.DictionaryDir, "CC-CEDICT files, for matching Chinese and English words (env RECALLD_DICTIONARY_DIR)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
 	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
@@ -320,6 +327,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	flt("RECALLD_EMBEDDER_ZH_WEIGHT", &cfg.Embedder.ZhWeight)
 	str("RECALLD_EMBEDDER_EN_MODEL", &cfg.Embedder.EnModel)
 	str("RECALLD_EMBEDDER_E5_MODEL_DIR", &cfg.Embedder.E5ModelDir)
+	str("RECALLD_DICTIONARY_DIR", &cfg.DictionaryDir)
 	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)

