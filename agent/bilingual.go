@@ -99,7 +99,7 @@ func singulars(w string) []string {
 }
 
 // segment cuts the Chinese runs of text into the longest words the
-// dictionary knows (forward maximum matching, up to four characters);
+// dictionary knows (forward maximum matching, up to six characters);
 // a character no word starts with stands alone.
 func segment(d *bilingual.Dict, text string) []string {
 	var out []string
@@ -107,7 +107,7 @@ func segment(d *bilingual.Dict, text string) []string {
 	flush := func() {
 		for i := 0; i < len(run); {
 			n := 1
-			for k := min(4, len(run)-i); k >= 2; k-- {
+			for k := min(6, len(run)-i); k >= 2; k-- {
 				if len(d.English(string(run[i:i+k]))) > 0 {
 					n = k
 					break

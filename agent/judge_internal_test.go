@@ -278,6 +278,23 @@ func TestAsksForSeveral(t *testing.T) {
 	}
 }
 
+func TestQuoted(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{`我说过的"周五截止"是哪个项目？`, []string{"周五截止"}},
+		{"What did I say about 'the blue door'?", []string{"the blue door"}},
+		{"How's the menu redesign for my mom's noodle shop going?", nil},
+		{"What's 'Orion' about, and who's on it?", []string{"Orion"}},
+		{"「开会」是哪天说的？", []string{"开会"}},
+	} {
+		if got := quoted(tc.q); !slices.Equal(got, tc.want) {
+			t.Errorf("quoted(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
 func TestNames(t *testing.T) {
 	for _, tc := range []struct {
 		q    string

@@ -411,7 +411,7 @@ func mentionsSelf(lower string) bool {
 	return countHits(lower, selfWords) > 0
 }
 
-var quotedRE = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|「([^」]+)」|『([^』]+)』|'([^']{2,})'`)
+var quotedRE = regexp.MustCompile(`"([^"]+)"|“([^”]+)”|「([^」]+)」|『([^』]+)』`)
 
 func quoted(q string) []string {
 	var out []string
@@ -422,7 +422,40 @@ func quoted(q string) []string {
 			}
 		}
 	}
+	return append(out, singleQuoted(q)...)
+}
+
+// singleQuoted returns what single quotes enclose, at word edges only: the
+// apostrophes of "How's the menu for my mom's shop" quote nothing.
+func singleQuoted(q string) []string {
+	var out []string
+	open := -1
+	for i, r := range q {
+		if r != '\'' {
+			continue
+		}
+		before, after := i > 0 && isWordRune(lastRune(q[:i])), i+1 < len(q) && isWordRune(firstRune(q[i+1:]))
+		switch {
+		case open < 0 && !before && after:
+			open = i + 1
+		case open >= 0 && before && !after:
+			if t := strings.TrimSpace(q[open:i]); utf8.RuneCountInString(t) >= 2 {
+				out = append(out, t)
+			}
+			open = -1
+		}
+	}
 	return out
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // names returns capitalised words that do not start a sentence and are not

@@ -203,9 +203,9 @@ func (or *offlineRun) otherLanguage(ctx context.Context) ([]queryapi.Evidence, e
 	return queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8}), nil
 }
 
-// again runs the searches a changed window or role calls for again: the
-// hybrid search, and the search in the other language when the question
-// has words there.
+// again runs the broad searches, first and again when the window or the
+// role changes: the hybrid search, and the search in the other language
+// when the question has words there.
 func (or *offlineRun) again(ctx context.Context) error {
 	if err := or.hybrid(ctx); err != nil {
 		return err
@@ -240,7 +240,12 @@ func (or *offlineRun) planSearches() {
 			return nil
 		}})
 	}
+	// With words in the other language (relevance.alts) the first round
+	// searches them too: a plan that stops early must not leave them out.
 	or.plan = append(or.plan, action{name: "hybrid search", run: or.hybrid})
+	if or.rel.altQuery() != "" {
+		or.plan = append(or.plan, action{name: "search in the other language", fetch: or.otherLanguage})
+	}
 	if len(o.phrases) > 0 || len(o.names) > 0 {
 		or.plan = append(or.plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
 			var rankings []queryapi.Weighted
@@ -260,9 +265,6 @@ func (or *offlineRun) planSearches() {
 			}
 			return queryapi.Fuse(rankings...), nil
 		}})
-	}
-	if or.rel.altQuery() != "" {
-		or.plan = append(or.plan, action{name: "search in the other language", fetch: or.otherLanguage})
 	}
 	if len(o.expansions) > 0 {
 		or.plan = append(or.plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {

