@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recalld/recalld/internal/bilingual"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 )
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recalld/recalld/internal/bilingual"
 	"log/slog"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 )
 

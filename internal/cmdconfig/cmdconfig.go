@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recalld/recalld/internal/bilingual"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/internal/config"
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/internal/embed/bge"

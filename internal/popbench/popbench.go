@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/recalld/recalld/internal/bilingual"
 	"io/fs"
 	"log/slog"
 	"math/rand/v2"
@@ -26,6 +25,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
