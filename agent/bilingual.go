@@ -39,7 +39,7 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 	// Chinese: each dictionary word of the question gives its senses to
 	// the terms inside it (bigrams, or a one-character term that is a
 	// word by itself).
-	for _, w := range segment(d, lower) {
+	for _, w := range d.Segment(lower) {
 		en := d.English(w)
 		if len(en) == 0 {
 			continue
@@ -82,8 +82,9 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 	return out
 }
 
-// singulars are the forms of an English word to look up, the singular
-// first: movies → movie, movy, movies.
+// singulars are the forms of an English word to look up, those without
+// a plural ending first (movies → movy, movie, movi, movie, movies: the
+// first the dictionary knows is used).
 func singulars(w string) []string {
 	var out []string
 	if s, ok := strings.CutSuffix(w, "ies"); ok && len(s) >= 2 {
@@ -96,37 +97,6 @@ func singulars(w string) []string {
 		out = append(out, s)
 	}
 	return append(out, w)
-}
-
-// segment cuts the Chinese runs of text into the longest words the
-// dictionary knows (forward maximum matching, up to six characters);
-// a character no word starts with stands alone.
-func segment(d *bilingual.Dict, text string) []string {
-	var out []string
-	run := []rune{}
-	flush := func() {
-		for i := 0; i < len(run); {
-			n := 1
-			for k := min(6, len(run)-i); k >= 2; k-- {
-				if len(d.English(string(run[i:i+k]))) > 0 {
-					n = k
-					break
-				}
-			}
-			out = append(out, string(run[i:i+n]))
-			i += n
-		}
-		run = run[:0]
-	}
-	for _, r := range text {
-		if isCJK(r) {
-			run = append(run, r)
-			continue
-		}
-		flush()
-	}
-	flush()
-	return out
 }
 
 // has reports whether text (lower case) has term t, in the question's

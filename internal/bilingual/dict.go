@@ -192,6 +192,40 @@ func abs(x int) int {
 	return x
 }
 
+// Segment cuts the runs of Han characters in text into the longest words
+// the dictionary knows (forward maximum matching, up to maxRunes
+// characters); a character no known word starts with stands alone:
+// 我买了自行车 → 我 买 了 自行车, not 自行 + 车.
+func (d *Dict) Segment(text string) []string {
+	var out []string
+	var run []rune
+	flush := func() {
+		for i := 0; i < len(run); {
+			n := 1
+			if d != nil {
+				for k := min(maxRunes, len(run)-i); k >= 2; k-- {
+					if _, ok := d.english[string(run[i:i+k])]; ok {
+						n = k
+						break
+					}
+				}
+			}
+			out = append(out, string(run[i:i+n]))
+			i += n
+		}
+		run = run[:0]
+	}
+	for _, r := range text {
+		if unicode.Is(unicode.Han, r) {
+			run = append(run, r)
+			continue
+		}
+		flush()
+	}
+	flush()
+	return out
+}
+
 // English returns the English words and two-word senses of a Chinese word
 // (simplified), or nil.
 func (d *Dict) English(zh string) []string {

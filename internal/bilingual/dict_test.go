@@ -90,6 +90,20 @@ func TestChinese(t *testing.T) {
 	}
 }
 
+func TestSegment(t *testing.T) {
+	d := loadMini(t)
+	for text, want := range map[string][]string{
+		"我买了一辆自行车":        {"我", "买", "了", "一", "辆", "自行车"},
+		"看书还是看电影？":        {"看书", "还", "是", "看", "电影"},
+		"my cat 猫只 and 狗": {"猫只", "狗"},
+		"no Chinese":      nil,
+	} {
+		if got := d.Segment(text); !slices.Equal(got, want) {
+			t.Errorf("Segment(%q) = %q, want %q", text, got, want)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for _, text := range []string{"", "export default {}", "export default {\"all\": []}", "not json"} {
 		if _, err := Parse(strings.NewReader(text)); err == nil {
