@@ -80,26 +80,6 @@ func TestPresentTense(t *testing.T) {
 	}
 }
 
-func TestDialogue(t *testing.T) {
-	u := func(name string) queryapi.Evidence { return queryapi.Evidence{Role: "user", SenderName: name} }
-	bot := queryapi.Evidence{Role: "assistant", SenderName: "Bot"}
-	for _, tc := range []struct {
-		name string
-		hits [][]queryapi.Evidence
-		want bool
-	}{
-		{"two people", [][]queryapi.Evidence{{u("Caroline")}, {u("Melanie"), u("Caroline")}}, true},
-		{"one person", [][]queryapi.Evidence{{u("Nina"), u("Nina")}}, false},
-		{"a bot chat", [][]queryapi.Evidence{{u("Nina"), bot, u("Tom")}}, false},
-		{"no names", [][]queryapi.Evidence{{u(""), u("")}}, false},
-		{"nothing", nil, false},
-	} {
-		if got := queryapi.Dialogue(tc.hits...); got != tc.want {
-			t.Errorf("%s: Dialogue = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 // TestSupportIDF: a message sharing only the common word of a question
 // about something never said gets little support; one with the specific
 // word gets most of it.

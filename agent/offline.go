@@ -642,6 +642,8 @@ func fmtDay(t time.Time) string {
 // counted adapts a run to queryapi.Searcher: every call is counted, budgeted and traced.
 type counted struct{ r *run }
 
+func (c counted) User() string { return c.r.tools.User() }
+
 func (c counted) LexicalSearch(ctx context.Context, p queryapi.LexicalParams) (queryapi.Page, error) {
 	return c.r.lexical(ctx, p)
 }

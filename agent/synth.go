@@ -355,16 +355,6 @@ func (r *run) aboutRelation(rel relevance, relation string, c *candidate) bool {
 	return bare.support(c.ev, r.questionIDF(rel), 0) >= r.minSupport(rel)
 }
 
-// ownerSenders are the sender ids that stand for the memory owner: the user
-// id itself and its part after the last ':' ("qq:123" → "123").
-func ownerSenders(user string) []string {
-	out := []string{user}
-	if i := strings.LastIndexByte(user, ':'); i >= 0 && i+1 < len(user) {
-		out = append(out, user[i+1:])
-	}
-	return out
-}
-
 // synthesize turns the supported candidates into the draft view.
 func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	p := r.skill.Params
@@ -377,7 +367,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 
 	// Is the owner's sender id known among the hits? Then, for questions
 	// about the user, other senders' messages in a shared chat are third parties.
-	owners := ownerSenders(r.tools.User())
+	owners := queryapi.OwnerSenders(r.tools.User())
 	ownerKnown := false
 	for _, c := range r.seen {
 		if slices.Contains(owners, c.ev.SenderID) {
@@ -445,7 +435,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	for _, c := range r.seen {
 		evs = append(evs, c.ev)
 	}
-	chat := !queryapi.Dialogue(evs)
+	chat := !queryapi.Dialogue(r.tools.User(), evs)
 	switch {
 	case o.present:
 		kept = r.latest(kept, false, chat, nil)

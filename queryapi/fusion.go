@@ -416,7 +416,7 @@ func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridO
 	// The priors shaped by dialogues of named people (LoCoMo) apply only
 	// when the messages found are one: else contextual BM25's weight goes
 	// to plain BM25 and the speaker prior is off.
-	dialogue := Dialogue(rankings[0].hits, rankings[1].hits, rankings[2].hits)
+	dialogue := Dialogue(tools.User(), rankings[0].hits, rankings[1].hits, rankings[2].hits)
 	if !dialogue && plain >= 0 {
 		rankings[0].weight, rankings[1].weight = 0, plain
 	}
@@ -479,10 +479,14 @@ func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridO
 
 // Dialogue reports whether hits look like a conversation between named
 // people rather than a bot chat: two or more distinct sender names speak
-// as users, and no assistant speaks. The speaker prior and contextual BM25
-// were chosen on such dialogues (LoCoMo) and rank below plain BM25 on a
-// user's chat with a bot.
-func Dialogue(rankings ...[]Evidence) bool {
+// as users, no assistant speaks, and the memory's owner (user, the trusted
+// user id) is not among the senders. A user's own chats, private or in a
+// group with colleagues, are a bot's memory of that user whoever else
+// speaks there; an archive of other people's talk (LoCoMo) is not. The
+// speaker prior and contextual BM25 were chosen on such dialogues and rank
+// below plain BM25 on a user's chat with a bot.
+func Dialogue(user string, rankings ...[]Evidence) bool {
+	owners := OwnerSenders(user)
 	var first string
 	several := false
 	for _, hits := range rankings {
@@ -491,6 +495,8 @@ func Dialogue(rankings ...[]Evidence) bool {
 			case h.Role == "assistant":
 				return false
 			case h.Role != "user" || h.SenderName == "":
+			case h.SenderID != "" && slices.Contains(owners, h.SenderID):
+				return false
 			case first == "":
 				first = h.SenderName
 			case h.SenderName != first:
@@ -499,6 +505,16 @@ func Dialogue(rankings ...[]Evidence) bool {
 		}
 	}
 	return several
+}
+
+// OwnerSenders are the sender ids that stand for the memory's owner: the
+// user id itself and its part after the last ':' ("qq:123" → "123").
+func OwnerSenders(user string) []string {
+	out := []string{user}
+	if i := strings.LastIndexByte(user, ':'); i >= 0 && i+1 < len(user) {
+		out = append(out, user[i+1:])
+	}
+	return out
 }
 
 // namedSenders returns the sender names of hits that names reports the
@@ -533,6 +549,8 @@ const semanticCandidates = 30
 // Searcher is what Hybrid searches with: *Tools, or the offline
 // brain's wrapper that counts and budgets each call.
 type Searcher interface {
+	// User is the bound user whose memory is searched.
+	User() string
 	LexicalSearch(context.Context, LexicalParams) (Page, error)
 	SemanticSearch(context.Context, SemanticParams) (Page, error)
 	Neighbors(context.Context, NeighborsParams) (NeighborsResult, error)

@@ -48,3 +48,47 @@ func TestFusionTies(t *testing.T) {
 		t.Errorf("order (-want +got):\n%s", diff)
 	}
 }
+
+func TestDialogue(t *testing.T) {
+	u := func(id, name string) queryapi.Evidence {
+		return queryapi.Evidence{Role: "user", SenderID: id, SenderName: name}
+	}
+	bot := queryapi.Evidence{Role: "assistant", SenderName: "Bot"}
+	for _, tc := range []struct {
+		name string
+		user string
+		hits [][]queryapi.Evidence
+		want bool
+	}{
+		{"two people", "conv-26", [][]queryapi.Evidence{{u("Caroline", "Caroline")}, {u("Melanie", "Melanie"), u("Caroline", "Caroline")}}, true},
+		{"one person", "qq:7", [][]queryapi.Evidence{{u("7", "Nina"), u("7", "Nina")}}, false},
+		{"a bot chat", "qq:7", [][]queryapi.Evidence{{u("7", "Nina"), bot, u("8", "Tom")}}, false},
+		// A group of colleagues with no bot reply among the hits is still
+		// the owner's chat when the owner speaks in it.
+		{"the owner's group", "wx:chen", [][]queryapi.Evidence{{u("lisa", "Lisa"), u("wang", "老王")}, {u("chen", "陈工")}}, false},
+		{"the owner by full id", "qq:7", [][]queryapi.Evidence{{u("qq:8", "Tom"), u("qq:7", "Nina")}}, false},
+		{"others talking, owner silent", "wx:chen", [][]queryapi.Evidence{{u("lisa", "Lisa"), u("wang", "老王")}}, true},
+		{"no names", "qq:7", [][]queryapi.Evidence{{u("", ""), u("", "")}}, false},
+		{"nothing", "qq:7", nil, false},
+	} {
+		if got := queryapi.Dialogue(tc.user, tc.hits...); got != tc.want {
+			t.Errorf("%s: Dialogue = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestOwnerSenders(t *testing.T) {
+	for _, tc := range []struct {
+		user string
+		want []string
+	}{
+		{"qq:123", []string{"qq:123", "123"}},
+		{"conv-26", []string{"conv-26"}},
+		{"a:b:c", []string{"a:b:c", "c"}},
+		{"trailing:", []string{"trailing:"}},
+	} {
+		if diff := cmp.Diff(tc.want, queryapi.OwnerSenders(tc.user)); diff != "" {
+			t.Errorf("OwnerSenders(%q) (-want +got):\n%s", tc.user, diff)
+		}
+	}
+}
