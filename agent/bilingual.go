@@ -44,6 +44,12 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 		if len(en) == 0 {
 			continue
 		}
+		if utf8.RuneCountInString(w) == 1 {
+			// A character on its own is read in its first sense (餐 → meal;
+			// 点 is a dot, not also tap, select and mention), as an English
+			// word is given a single character only for its first sense.
+			en = en[:1]
+		}
 		for _, t := range terms {
 			if isCJKString(t) && strings.Contains(w, t) && (utf8.RuneCountInString(t) > 1 || utf8.RuneCountInString(w) == 1) {
 				add(t, en)

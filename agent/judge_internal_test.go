@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
 	"github.com/recalld/recalld/storage"
@@ -347,6 +350,36 @@ func TestMeasuredUnits(t *testing.T) {
 	} {
 		if got := measuredUnits(tc.text); !slices.Equal(got, tc.want) {
 			t.Errorf("measuredUnits(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestTranslations: a question's terms get their words in the other
+// language; a character on its own keeps its first sense only.
+func TestTranslations(t *testing.T) {
+	f, err := os.Open(filepath.Join("..", "internal", "bilingual", "testdata", "mini.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := bilingual.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		question string
+		terms    []string
+		want     map[string][]string
+	}{
+		{"我有自行车吗？", []string{"自行", "行车"}, map[string][]string{"自行": {"bicycle", "bike"}, "行车": {"bicycle", "bike"}}},
+		{"我的影呢？", []string{"影"}, map[string][]string{"影": {"picture"}}},
+		{"我看的书", []string{"书"}, map[string][]string{"书": {"book"}}},
+		{"Do I have a cat?", []string{"cat"}, map[string][]string{"cat": {"猫只", "猫", "家猫", "狸猫"}}},
+		{"我有驾照吗？", []string{"有驾"}, nil},
+	} {
+		got := translations(d, tc.question, tc.terms)
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("translations(%q, %q) (-want +got):\n%s", tc.question, tc.terms, diff)
 		}
 	}
 }
