@@ -383,3 +383,30 @@ func TestTranslations(t *testing.T) {
 		}
 	}
 }
+
+// TestAboutOthers: a message speaks of someone else when a third-party
+// marker stands on its own, not when it joins the speaker.
+func TestAboutOthers(t *testing.T) {
+	markers := []string{"我妈", "我朋友", "my mom", "my dad", "my friend", "she said"}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"我妈对花粉过敏", true},
+		{"my friend is allergic to peanuts", true},
+		{"my mom and i made some dinner together last night!", false},
+		{"i used to go horseback riding with my dad when i was a kid", false},
+		{"me and my mom went to the market", false},
+		{"我和我妈周末去爬山了", false},
+		{"周末陪我妈去医院复查", false},
+		{"我妈和我都喜欢吃辣", false},
+		{"went hiking with my dad, my friend got lost", true},
+		{"my mom and i went out, she said it was fun", true},
+		{"我们一起去吃饭", false},
+		{"my momentum is gone", false},
+	} {
+		if got := aboutOthers(tc.text, markers); got != tc.want {
+			t.Errorf("aboutOthers(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -307,7 +307,7 @@ func (r *run) flags(c *candidate) contextFlags {
 	f := contextFlags{
 		joke:         countHits(lower, m["joke"].Words()) > 0,
 		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0,
-		thirdParty:   countHits(lower, m["third_party"].Words()) > 0,
+		thirdParty:   aboutOthers(lower, m["third_party"].Words()),
 		change:       countHits(lower, m["change"].Words()) > 0,
 	}
 	trimmed := strings.TrimRightFunc(c.ev.Content, func(r rune) bool { return unicode.IsSpace(r) || r == '~' })
@@ -321,6 +321,51 @@ func (r *run) flags(c *candidate) contextFlags {
 		}
 	}
 	return f
+}
+
+// aboutOthers reports whether lower (a message in lower case) speaks of
+// someone else by one of markers (我妈, my friend): somewhere a marker
+// stands other than beside the speaker, as in "my mom and I made dinner",
+// "went riding with my dad" or 我和我妈去爬山, which tell what the speaker
+// did.
+func aboutOthers(lower string, markers []string) bool {
+	for _, w := range markers {
+		w = strings.ToLower(w)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(w)
+			i = start + 1
+			if !boundary(lower, start, true, w) || !boundary(lower, end, false, w) {
+				continue
+			}
+			if !besideSpeaker(lower[:start], lower[end:]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// besideSpeaker reports whether the words before and after a mention of
+// someone join them to the speaker: "with"/"me and" before, "and I"/"and
+// me" after; 和/跟/同/陪/带 before (和我妈), 和我/跟我 after (我妈和我).
+func besideSpeaker(before, after string) bool {
+	before = strings.TrimRightFunc(before, unicode.IsSpace)
+	after = strings.TrimLeftFunc(after, unicode.IsSpace)
+	for _, w := range []string{" with", " me and", "和", "跟", "同", "陪", "带"} {
+		if strings.HasSuffix(" "+before, w) {
+			return true
+		}
+	}
+	for _, w := range []string{"and i ", "and i'", "and me ", "和我", "跟我"} {
+		if strings.HasPrefix(after+" ", w) {
+			return true
+		}
+	}
+	return false
 }
 
 // aboutRelation reports whether a candidate bears out a question about
