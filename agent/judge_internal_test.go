@@ -410,3 +410,41 @@ func TestAboutOthers(t *testing.T) {
 		}
 	}
 }
+
+// TestJoking: a joke marker makes a message a jest unless a correction
+// follows it.
+func TestJoking(t *testing.T) {
+	jokes := []string{"开玩笑", "jk", "kidding"}
+	corrections := []string{"其实", "actually", "seriously"}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"我要辞职去环游世界，开玩笑的", true},
+		{"i'm moving to mars jk", true},
+		{"我最爱吃榴莲，哈哈，开玩笑的，其实我受不了榴莲的味道", false},
+		{"jk, actually i'm a nurse", false},
+		{"其实我挺喜欢的，开玩笑的", true}, // the correction comes before the joke
+		{"seriously, i love it. just kidding", true},
+		{"i quit my job. kidding! seriously though, i got promoted", false},
+		{"my cat likes jkl", false}, // jk inside a word
+		{"我是程序员", false},
+	} {
+		if got := joking(tc.text, jokes, corrections); got != tc.want {
+			t.Errorf("joking(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestCorrected: what a message means after a joke starts at the
+// correction.
+func TestCorrected(t *testing.T) {
+	text := "我最爱吃榴莲，哈哈，开玩笑的，其实我受不了榴莲的味道"
+	joke, at := corrected(text, []string{"开玩笑"}, []string{"其实", "说真的"})
+	if joke || at < 0 || text[at:] != "其实我受不了榴莲的味道" {
+		t.Errorf("corrected(%q) = %v, %d; want no joke, meant from 其实", text, joke, at)
+	}
+	if joke, at := corrected("我是程序员", []string{"开玩笑"}, []string{"其实"}); joke || at != -1 {
+		t.Errorf("corrected without a joke = %v, %d; want false, -1", joke, at)
+	}
+}

@@ -305,7 +305,7 @@ func (r *run) flags(c *candidate) contextFlags {
 	m := r.skill.Params.Markers
 	lower := strings.ToLower(c.ev.Content)
 	f := contextFlags{
-		joke:         countHits(lower, m["joke"].Words()) > 0,
+		joke:         joking(lower, m["joke"].Words(), m["correction"].Words()),
 		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0,
 		thirdParty:   aboutOthers(lower, m["third_party"].Words()),
 		change:       countHits(lower, m["change"].Words()) > 0,
@@ -321,6 +321,67 @@ func (r *run) flags(c *candidate) contextFlags {
 		}
 	}
 	return f
+}
+
+// joking reports whether lower (a message in lower case) is said in
+// jest: it has a joke marker (开玩笑, jk) and no correction after the last
+// one ("我最爱吃榴莲，哈哈，开玩笑的，其实我受不了榴莲的味道": what follows
+// 其实 is meant).
+func joking(lower string, jokes, corrections []string) bool {
+	joke, _ := corrected(lower, jokes, corrections)
+	return joke
+}
+
+// corrected finds, in lower, the last joke marker and the first correction
+// after it: joke reports a marker with no correction after it, and meant
+// is where the correction starts (-1 when there is none).
+func corrected(lower string, jokes, corrections []string) (joke bool, meant int) {
+	last := -1
+	for _, w := range jokes {
+		last = max(last, lastWord(lower, strings.ToLower(w)))
+	}
+	if last < 0 {
+		return false, -1
+	}
+	meant = -1
+	for _, w := range corrections {
+		if i := lastWord(lower, strings.ToLower(w)); i > last && (meant < 0 || i < meant) {
+			meant = i
+		}
+	}
+	return meant < 0, meant
+}
+
+// meant returns e with its content cut to what follows a correction
+// after a joke ("…开玩笑的，其实我受不了榴莲的味道" → "其实我受不了榴莲的
+// 味道"), the part of the message that states what is so; e itself
+// otherwise.
+func (r *run) meant(e queryapi.Evidence) queryapi.Evidence {
+	m := r.skill.Params.Markers
+	lower := strings.ToLower(e.Content)
+	if _, at := corrected(lower, m["joke"].Words(), m["correction"].Words()); at >= 0 && len(lower) == len(e.Content) {
+		e.Content = e.Content[at:]
+	}
+	return e
+}
+
+// lastWord returns the index of the last occurrence of w in s on word
+// boundaries (containsWord's), or -1.
+func lastWord(s, w string) int {
+	if w == "" {
+		return -1
+	}
+	for end := len(s); end > 0; {
+		i := strings.LastIndex(s[:end], w)
+		if i < 0 {
+			return -1
+		}
+		if boundary(s, i, true, w) && boundary(s, i+len(w), false, w) {
+			return i
+		}
+		end = i + len(w) - 1
+	}
+	return -1
 }
 
 // aboutOthers reports whether lower (a message in lower case) speaks of
@@ -621,7 +682,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			continue
 		}
 		items = append(items, &itemC{
-			item:    Item{Statement: statement(c.ev, rel), EvidenceIDs: []string{c.ev.MessageID}, Status: StatusCurrent, AsOf: c.ev.CreatedAt},
+			item:    Item{Statement: statement(r.meant(c.ev), rel), EvidenceIDs: []string{c.ev.MessageID}, Status: StatusCurrent, AsOf: c.ev.CreatedAt},
 			c:       c,
 			section: section,
 			topic:   r.topicOf(c.ev.Content),
