@@ -357,15 +357,7 @@ func TestMeasuredUnits(t *testing.T) {
 // TestTranslations: a question's terms get their words in the other
 // language; a character on its own keeps its first sense only.
 func TestTranslations(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "internal", "bilingual", "testdata", "mini.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	d, err := bilingual.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := MiniDictionary(t)
 	for _, tc := range []struct {
 		question string
 		terms    []string
@@ -447,4 +439,20 @@ func TestCorrected(t *testing.T) {
 	if joke, at := corrected("我是程序员", []string{"开玩笑"}, []string{"其实"}); joke || at != -1 {
 		t.Errorf("corrected without a joke = %v, %d; want false, -1", joke, at)
 	}
+}
+
+// MiniDictionary loads the bilingual package's test dictionary (a few
+// real CC-CEDICT entries); exported for the package's external tests.
+func MiniDictionary(t *testing.T) *bilingual.Dict {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "internal", "bilingual", "testdata", "mini.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	d, err := bilingual.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

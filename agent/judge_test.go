@@ -2,15 +2,12 @@ package agent_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recalld/recalld/agent"
-	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 	"github.com/recalld/recalld/storage/storagetest"
@@ -155,15 +152,7 @@ func TestOfflineJudgement(t *testing.T) {
 // (a few real CC-CEDICT entries), and to abstaining when only part of the
 // question is found that way.
 func TestBilingualJudgement(t *testing.T) {
-	f, err := os.Open(filepath.Join("..", "internal", "bilingual", "testdata", "mini.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	dict, err := bilingual.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dict := agent.MiniDictionary(t)
 	with := agent.New(judgeService(t), mustSkill(t), agent.WithDictionary(dict))
 	without := agent.New(judgeService(t), mustSkill(t))
 	for _, tc := range []judgeCase{
