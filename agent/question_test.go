@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -306,6 +307,93 @@ func TestExplicitDates(t *testing.T) {
 		w, ok := explicitDates(tc.q, now)
 		if ok != !tc.since.IsZero() || !w.since.Equal(tc.since) || !w.until.Equal(tc.until) {
 			t.Errorf("%q: got %v..%v (%t), want %v..%v", tc.q, w.since, w.until, ok, tc.since, tc.until)
+		}
+	}
+}
+
+func TestAnswerKind(t *testing.T) {
+	for _, tc := range []struct {
+		question string
+		gives    []string // contents that give the kind asked for
+		not      []string // contents that do not
+	}{
+		{"When did Joanna make a chocolate tart?",
+			[]string{"Yesterday I tried my newest recipe", "We met back in 2013", "last Friday was great", "on March 3", "two weeks ago"},
+			[]string{"My favorite treat is a chocolate tart", "It may rain", "I made it with almond flour"}},
+		{"点餐小程序什么时候上线？",
+			[]string{"上线时间改到 6 月 6 号", "下周三上线", "三天后上线", "上个月就上线了"},
+			[]string{"点餐小程序做好了", "老板同意了"}},
+		{"How long has Nate had his turtles?",
+			[]string{"I've had them for 3 years now", "since I was a boy", "for a while now"},
+			[]string{"I love my turtles", "They are small"}},
+		{"我学吉他多久了？",
+			[]string{"学了两年了", "从去年开始学的", "从小就弹"},
+			[]string{"我在学吉他", "每周三上课"}},
+		{"How long ago did I move?", []string{"moved here last spring... last year"}, []string{"moved for a long time"}},
+	} {
+		gives := answerKind(tc.question)
+		if gives == nil {
+			t.Errorf("answerKind(%q) = nil, want a kind", tc.question)
+			continue
+		}
+		for _, c := range tc.gives {
+			if !gives(c) {
+				t.Errorf("%q: %q gives no answer of the kind, want it to", tc.question, c)
+			}
+		}
+		for _, c := range tc.not {
+			if gives(c) {
+				t.Errorf("%q: %q gives an answer of the kind, want not", tc.question, c)
+			}
+		}
+	}
+	for _, q := range []string{"What does Joanna cook?", "我的猫叫什么？", "Where does Tim live?", "我住哪？"} {
+		if answerKind(q) != nil {
+			t.Errorf("answerKind(%q) asks for a kind, want nil", q)
+		}
+	}
+}
+
+// TestHybridAnswerKind: a turn that names a time rises for a question
+// asking when, and only by Weights.Answer.
+func TestHybridAnswerKind(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 10, 0, 0, 0, time.UTC) }
+	msgs := []storage.Message{
+		{ID: "m1", Role: "user", ConversationID: "s1", CreatedAt: day(2), Content: "my favourite dessert is a chocolate tart with raspberries"},
+		{ID: "m2", Role: "user", ConversationID: "s2", CreatedAt: day(9), Content: "yesterday I baked a new chocolate dessert"},
+		{ID: "m3", Role: "user", ConversationID: "s3", CreatedAt: day(16), Content: "the shop sells chocolate, cookies, tea, coffee and many other things"},
+	}
+	tools := mustTools(t, msgs)
+	base := queryapi.Weights{Lexical: 1}
+	q := "When did I bake the chocolate tart?"
+	plain, err := hybrid(t.Context(), tools, q, hybridOpts{Weights: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := queryapitest.IDs(plain); len(got) == 0 || got[0] != "m1" {
+		t.Fatalf("without the answer weight got %v, want m1 first: the test proves nothing", got)
+	}
+	typed := base
+	typed.Answer = 1
+	got, err := hybrid(t.Context(), tools, q, hybridOpts{Weights: typed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := queryapitest.IDs(got); len(ids) == 0 || ids[0] != "m2" {
+		t.Errorf("with the answer weight got %v, want m2 first", ids)
+	}
+	for _, e := range got {
+		for _, p := range plain {
+			if p.MessageID != e.MessageID {
+				continue
+			}
+			want := p.Score
+			if e.MessageID == "m2" {
+				want *= 2
+			}
+			if math.Abs(e.Score-want) > 1e-9 {
+				t.Errorf("%s: score %v, want %v", e.MessageID, e.Score, want)
+			}
 		}
 	}
 }

@@ -271,7 +271,7 @@ func (p Params) validate() error {
 		errs = append(errs, errors.New("stop.relevance must be in (0, 1], stop.min_overlap, stop.min_support(_zh) and stop.min_similarity(_zh) in [0, 1]"))
 	}
 	if p.Weights.Contextual < 0 || p.Weights.Lexical < 0 || p.Weights.Semantic < 0 || p.Weights.Neighbor < 0 ||
-		p.Weights.Speaker < 0 || p.Weights.Date < 0 || p.Weights.Paraphrase < 0 ||
+		p.Weights.Speaker < 0 || p.Weights.Date < 0 || p.Weights.Paraphrase < 0 || p.Weights.Answer < 0 ||
 		p.Weights.Contextual+p.Weights.Lexical+p.Weights.Semantic == 0 {
 		errs = append(errs, errors.New("weights must be non-negative and not all zero"))
 	}

@@ -1,0 +1,39 @@
+package agent
+
+import "regexp"
+
+// What a question asks for by its question word, and whether a message
+// gives one: a question asking when is answered by a message that names a
+// time ("yesterday", "last Friday", "in 2013", 上周三, 3 月 5 号), one asking
+// how long by a message that names a span ("for 3 years", 两个月). In
+// LoCoMo conv0-4, 82% of the gold turns the hybrid ranks in the top ten
+// for a question opening with "When" name a time, against 17% of the
+// other turns there.
+var (
+	asksTime = regexp.MustCompile(`(?i)^\s*(when|what time|what date|what day|which day|what year|which year|what month|which month)\b|\bwhen (did|does|do|is|was|were|will|are|has|have|had)\b|how long ago|什么时候|啥时候|什么时间|哪天|哪一天|哪年|哪一年|哪个月|几号|几月几|星期几|周几|几点|多久以前|多久前`)
+	asksSpan = regexp.MustCompile(`(?i)\bhow long\b|多久|多长时间|多少年|几年了|多少天|多少个月`)
+
+	enNumber = `(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|several|many|a|an)`
+	enMonth  = `january|february|march|april|june|july|august|september|october|november|december|may \d`
+	enDay    = `monday|tuesday|wednesday|thursday|friday|saturday|sunday`
+	zhNumber = `[0-9０-９一二三四五六七八九十两几半多]+`
+
+	givesTime = regexp.MustCompile(`(?i)\b(yesterday|today|tonight|tomorrow|recently|the other day|ago|last (week|month|year|weekend|night|summer|winter|spring|fall|autumn|time|` + enDay + `)|this (morning|afternoon|evening|week|weekend|month|year|summer|past)|next (week|month|year|weekend|` + enDay + `)|` + enMonth + `|` + enDay + `|(19|20)\d\d|\d{1,2}(:\d\d)?\s*(am|pm)|weekend)\b` +
+		`|昨天|今天|前天|明天|后天|今早|今晚|昨晚|明早|明晚|上周|下周|这周|本周|上个?星期|下个?星期|上个?礼拜|下个?礼拜|上个月|下个月|这个月|本月|月初|月底|去年|今年|明年|前年|年初|年底|刚才|刚刚|前几天|前阵子|周末` +
+		`|[0-9０-９]+\s*[年月号日点]|[一二三四五六七八九十两]+\s*[月号点]|(周|星期|礼拜)[一二三四五六日天]|` + zhNumber + `\s*(天|周|个?星期|个?月|年)(以?前|之前|后|以后|之后)`)
+	givesSpan = regexp.MustCompile(`(?i)\b(` + enNumber + ` (days?|weeks?|months?|years?|hours?|decades?)|since|for (years|months|ages|a while|so long|decades|life)|all my life|decade)\b` +
+		`|` + zhNumber + `\s*(年|个月|天|周|个?星期|个?小时|分钟)|多年|好几年|很久|从小|从.{1,8}(开始|起)`)
+)
+
+// answerKind returns, for a question that asks for a time or a span by
+// its question word, whether a message's content gives one; nil for
+// other questions. A question asking how long ago is asking when.
+func answerKind(question string) func(content string) bool {
+	switch {
+	case asksTime.MatchString(question):
+		return givesTime.MatchString
+	case asksSpan.MatchString(question):
+		return givesSpan.MatchString
+	}
+	return nil
+}
