@@ -456,3 +456,22 @@ func MiniDictionary(t *testing.T) *bilingual.Dict {
 	}
 	return d
 }
+
+func TestYesNo(t *testing.T) {
+	for q, want := range map[string]bool{
+		"Did I join a forum recently?":       true,
+		"Any new workout routine this week?": true,
+		"我最近去健身房了吗？":                         true,
+		"我是不是最近换了工作？":                        true,
+		"What forum did Tim join recently?":  false,
+		"我最近在看什么书？":                          false,
+		"我最近戒了什么？":                           false,
+		"Where does Ann live?":               false,
+		"孩子高考完了，总算能松口气。我那辆车之前是什么毛病？":               false,
+		"Mom called for an hour. Do I have a dog?": true,
+	} {
+		if got := yesNo(q); got != want {
+			t.Errorf("YesNo(%q) = %v, want %v", q, got, want)
+		}
+	}
+}

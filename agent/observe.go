@@ -17,6 +17,10 @@ type observation struct {
 	intentHits int    // lexicon words of the intent found in the question
 	role       string // whose words count: user, assistant or any
 	signal     string // the time signal found, if any
+	// loose: the time signal is loose (TimeSignal.Loose) and the question
+	// presupposes what it asks about (no yes/no question): when nothing
+	// in the window bears it out, all time is searched.
+	loose      bool
 	window     timeWindow
 	phrases    []string // "quoted phrases"
 	names      []string // capitalised names and other anchors
@@ -94,6 +98,7 @@ func (r *run) observe() observation {
 				if countHits(lower, ts.Words()) > 0 {
 					o.signal = ts.Name
 					o.window = timeWindow{since: r.now.AddDate(0, 0, -ts.Days), until: r.now.Add(time.Minute)}
+					o.loose = ts.Loose && !yesNo(q)
 					break
 				}
 			}
@@ -133,6 +138,26 @@ func (r *run) observe() observation {
 	o.people = relationOf(lower, p.Relations, false)
 	return o
 }
+
+// yesNo reports whether a question asks whether something is so rather
+// than for what, when or who: its last sentence opens with an auxiliary
+// verb ("Did I…", "Any news…") or ends with 吗 or asks 是不是/有没有.
+func yesNo(q string) bool {
+	ss := sentences(q)
+	if len(ss) == 0 {
+		return false
+	}
+	last := strings.TrimSpace(ss[len(ss)-1])
+	if yesNoZH.MatchString(last) {
+		return true
+	}
+	return yesNoEN.MatchString(strings.ToLower(last))
+}
+
+var (
+	yesNoEN = regexp.MustCompile(`^(do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should|shall|may|any|anything)\b`)
+	yesNoZH = regexp.MustCompile(`(吗|嘛)\s*[？?。！!]*\s*$|是不是|有没有|是否|了没`)
+)
 
 // asksForSeveral reports whether an English question asks for several
 // things by its grammar: what or which before a plural noun ("what books",

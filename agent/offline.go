@@ -179,10 +179,22 @@ func (or *offlineRun) filter() queryapi.Filter { return or.r.window.filter(or.r.
 // hybrid fuses contextual BM25, plain BM25 and semantic similarity.
 // hybrid is the fused ranking eval measures (queryapi.Hybrid), through
 // the run's counted tools.
+// Its neighbour look-ups fit the tool calls left (a search that runs out
+// of them midway returns nothing): after its own searches and one more.
 func (or *offlineRun) hybrid(ctx context.Context) error {
 	r, p := or.r, or.skill.Params
+	weights, expand := p.Weights, queryapi.DefaultHybridExpand
+	r.mu.Lock()
+	left := p.Limits.MaxToolCalls - r.toolsCalled - hybridSearches - 1
+	r.mu.Unlock()
+	if left < expand {
+		expand = left
+	}
+	if expand <= 0 {
+		weights.Neighbor = 0
+	}
 	hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(r.question, time.Time{}), queryapi.HybridOptions{
-		Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: p.Weights, Filter: or.filter(),
+		Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: weights, Filter: or.filter(), Expand: expand,
 		Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
 		Contextual:   func(hits, plain []queryapi.Evidence) { or.contextual = byContextGain(hits, plain) },
 	})
@@ -192,6 +204,11 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 	r.remember(hits)
 	return nil
 }
+
+// hybridSearches is how many searches queryapi.Hybrid runs at most
+// before its neighbour look-ups (contextual and plain BM25, semantic, the
+// named dates).
+const hybridSearches = 4
 
 // otherLanguage searches the question's words in the other language
 // (relevance.alts), for what was said in it.
@@ -312,10 +329,7 @@ func (or *offlineRun) decide(i int) (stop string) {
 	}
 	switch {
 	case r.supported(rel, o) == 0 && !or.widened && !r.window.explicit && !r.window.since.IsZero():
-		or.widened = true
-		r.window = timeWindow{}
-		r.note("nothing in the %s window; searched all time", cmpOr(o.signal, "asked"))
-		or.plan = append(or.plan, action{name: "widen the window", run: or.again})
+		or.widen(len(or.plan), "nothing in the %s window; searched all time")
 	case r.supported(rel, o) == 0 && !or.droppedRole && r.role == "user" && r.rolePref != "user":
 		or.droppedRole = true
 		r.role = ""
@@ -330,6 +344,35 @@ func (or *offlineRun) decide(i int) (stop string) {
 		return StopLowGain
 	}
 	return ""
+}
+
+// widen drops the run's time window and plans a round that searches all
+// time again at position at of the plan; note says why (%s: the signal).
+func (or *offlineRun) widen(at int, note string) {
+	r := or.r
+	or.widened = true
+	r.window = timeWindow{}
+	r.note(note, cmpOr(or.o.signal, "asked"))
+	or.plan = slices.Insert(or.plan, min(at, len(or.plan)), action{name: "widen the window", run: or.again})
+}
+
+// looseWindow reports whether the run searches inside a loose time
+// signal's window (observation.loose: "What forum did Tim join
+// recently?") that nothing bears the question out in yet: such a question
+// presupposes its answer, which may be older than a week, so the window
+// is widened (decide) rather than the run stopped.
+func (or *offlineRun) looseWindow() bool {
+	r := or.r
+	if !or.o.loose || or.widened || r.window.explicit || r.window.since.IsZero() {
+		return false
+	}
+	minimum := r.minSupport(or.rel)
+	for _, c := range r.best(or.rel, or.o, 1<<30) {
+		if minimum == 0 || c.support >= minimum {
+			return false
+		}
+	}
+	return true
 }
 
 // bridge follows the names the best hits give (我养了两只猫，一只叫团子，一
@@ -476,6 +519,10 @@ func (or *offlineRun) reflect(act action, i, before int) (stop string) {
 	after := r.supported(or.rel, or.o)
 	r.step("reflect", "", nil, after, fmt.Sprintf("%s: %d supported hits (+%d)", act.name, after, after-before))
 	switch {
+	case or.looseWindow():
+		// Widen next, before the tool budget goes to other rounds.
+		or.widen(i+1, "nothing in the %s window bears the question out; searched all time")
+		return ""
 	case after >= p.Stop.Enough && i >= 1:
 		return StopEnough
 	case i >= 1 && after > 0 && after-before < p.Stop.MinNew && i+1 >= len(or.plan):

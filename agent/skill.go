@@ -124,8 +124,12 @@ type StopRules struct {
 
 // TimeSignal maps words of a question to a window of Days back from now.
 type TimeSignal struct {
-	Name    string `yaml:"name"`
-	Days    int    `yaml:"days"`
+	Name string `yaml:"name"`
+	Days int    `yaml:"days"`
+	// Loose signals (最近, recently) narrow the first searches only: a
+	// question that is no yes/no question searches all time when nothing
+	// in the window bears it out.
+	Loose   bool `yaml:"loose"`
 	Lexicon `yaml:",inline"`
 }
 

@@ -1,0 +1,128 @@
+package agent_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"slices"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/queryapi"
+	"github.com/recalld/recalld/skills"
+	"github.com/recalld/recalld/storage"
+	"github.com/recalld/recalld/storage/storagetest"
+)
+
+// TestLooseWindow: a question with a loose time word (最近, recently) that
+// asks for what happened presupposes it did, so when nothing in the last
+// week bears it out the whole memory is searched; a yes/no question asks
+// whether it happened in that window and keeps to it, and so does a
+// question with a tight one (这几天, this week).
+func TestLooseWindow(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	ago := func(days int) time.Time { return now.AddDate(0, 0, -days) }
+	msg := func(id string, days int, content string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: ago(days), Content: content}
+	}
+	// "joined" is common here; what only the old message has is rare.
+	msgs := []storage.Message{
+		msg("f1", 24, "Last night I joined a fantasy literature forum and had a great talk about books"),
+		msg("o1", 60, "joined my cousin for a hike"),
+		msg("o2", 45, "joined the company softball team"),
+		msg("o3", 30, "I joined a gym near the office"),
+		msg("o4", 15, "joined a pottery class with Amy"),
+		msg("w1", 3, "joined the zoom call late again"),
+		msg("w2", 2, "joined my parents for dinner"),
+		msg("w3", 1, "work was busy today, back to back meetings"),
+	}
+	s := storagetest.Open(t, storage.Config{})
+	if _, err := s.Insert(t.Context(), "tg:7", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(queryapi.New(s), mustSkill(t))
+	for _, tc := range []struct {
+		question string
+		cite     string // "" for no_evidence
+	}{
+		{"What fantasy literature forum did I join recently?", "f1"},
+		{"Did I join a fantasy literature forum recently?", ""},
+		{"What fantasy literature forum did I join this week?", ""},
+	} {
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: tc.question,
+			Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cited []string
+		for _, e := range resp.Evidence {
+			cited = append(cited, e.MessageID)
+		}
+		switch {
+		case tc.cite == "" && (resp.Limits.StopReason != agent.StopNoEvidence || len(cited) > 0):
+			t.Errorf("%q: stop %s, cited %v; want no_evidence inside the window", tc.question, resp.Limits.StopReason, cited)
+		case tc.cite != "" && !slices.Contains(cited, tc.cite):
+			t.Errorf("%q: stop %s, cited %v; want %s from before the window (notes %q)", tc.question, resp.Limits.StopReason, cited, tc.cite, resp.Limits.Notes)
+		}
+	}
+}
+
+// TestHybridFitsToolBudget: the hybrid search's neighbour look-ups fit the
+// tool calls left, so a small budget still finds the answer instead of
+// spending itself midway and losing the round's hits.
+func TestHybridFitsToolBudget(t *testing.T) {
+	skillMD, err := fs.ReadFile(skills.FS, skills.Recall+"/SKILL.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, err := fs.ReadFile(skills.FS, skills.Recall+"/params.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const from = "max_tool_calls: 40"
+	if !bytes.Contains(params, []byte(from)) {
+		t.Fatalf("params.yaml has no %q", from)
+	}
+	sk, err := agent.LoadSkill(fstest.MapFS{
+		"recall/SKILL.md":    {Data: skillMD},
+		"recall/params.yaml": {Data: bytes.Replace(params, []byte(from), []byte("max_tool_calls: 12"), 1)},
+	}, "recall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	var msgs []storage.Message
+	for i := range 40 {
+		content := fmt.Sprintf("chat line %d about the weather and the weekend", i)
+		if i == 20 {
+			content = "my sister teaches piano at a music school in Leeds"
+		}
+		msgs = append(msgs, storage.Message{ID: fmt.Sprintf("m%02d", i), Role: "user", SenderID: "7", ConversationID: "c1",
+			CreatedAt: now.AddDate(0, 0, -60+i), Content: content})
+	}
+	s := storagetest.Open(t, storage.Config{})
+	if _, err := s.Insert(t.Context(), "tg:7", msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := agent.New(queryapi.New(s), sk).Recall(t.Context(), "tg:7", agent.Request{Question: "What does my sister teach?",
+		Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cited []string
+	for _, e := range resp.Evidence {
+		cited = append(cited, e.MessageID)
+	}
+	if !slices.Contains(cited, "m20") || resp.Limits.ToolsCalled > 12 {
+		t.Errorf("with 12 tool calls: stop %s, %d calls, cited %v; want m20 (notes %q)",
+			resp.Limits.StopReason, resp.Limits.ToolsCalled, cited, resp.Limits.Notes)
+	}
+}
