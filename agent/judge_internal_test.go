@@ -475,3 +475,22 @@ func TestYesNo(t *testing.T) {
 		}
 	}
 }
+
+func TestAsksOnly(t *testing.T) {
+	for text, want := range map[string]bool{
+		"What instrument are you playing? What genres do you like?":    true,
+		"Hey Nate! How often do you all work out together?":            true,
+		"You're the drummer in the band, right?":                       true,
+		"你是做后端开发的对吧？":                                                  true,
+		"要不要试试瑜伽？":                                                     true,
+		"Learning an instrument is really cool. What are you playing?": false, // says something
+		"Just started doing aerial yoga. Anything new with you?":       false, // chat drops the I
+		"I joined a forum. Have you been to one?":                      false,
+		"我最近在学吉他，你会弹吗？":                                                false,
+		"Went hiking with my dad yesterday.":                           false,
+	} {
+		if got := asksOnly(text); got != want {
+			t.Errorf("asksOnly(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -287,6 +287,11 @@ func termIn(text, t string) bool {
 // contextFlags say why a message may not be the user's own, current fact.
 type contextFlags struct {
 	joke, hypothetical, thirdParty, question, change bool
+	// asksOnly: the message asks its addressee and says nothing in the
+	// first person ("What instrument are you playing?", "要不要顺便试试瑜
+	// 伽？", "You're the drummer, right?"): it states no fact of its
+	// speaker's, and only asks about the other.
+	asksOnly bool
 }
 
 func (f contextFlags) excluded() string {
@@ -297,6 +302,8 @@ func (f contextFlags) excluded() string {
 		return "a hypothetical"
 	case f.thirdParty:
 		return "about someone else"
+	case f.asksOnly:
+		return "a question that states nothing"
 	}
 	return ""
 }
@@ -313,6 +320,7 @@ func (r *run) flags(c *candidate) contextFlags {
 	trimmed := strings.TrimRightFunc(c.ev.Content, func(r rune) bool { return unicode.IsSpace(r) || r == '~' })
 	f.question = strings.HasSuffix(trimmed, "?") || strings.HasSuffix(trimmed, "？") ||
 		strings.HasSuffix(trimmed, "吗") || strings.HasSuffix(trimmed, "呢")
+	f.asksOnly = asksOnly(c.ev.Content)
 	// A retraction right after it by the same speaker ("开玩笑的", "jk").
 	for _, n := range c.context {
 		if n.CreatedAt.After(c.ev.CreatedAt) && n.Role == c.ev.Role && n.SenderName == c.ev.SenderName &&
@@ -321,6 +329,24 @@ func (r *run) flags(c *candidate) contextFlags {
 		}
 	}
 	return f
+}
+
+// asksOnly reports whether a message only asks: it has a question, says
+// nothing in the first person, and its other sentences are a few words
+// at most ("Hey Nate!", "Wow, how cute!").
+func asksOnly(text string) bool {
+	if !isQuestionText(text) || firstPerson(text) {
+		return false
+	}
+	for _, s := range sentences(text) {
+		if isQuestionText(s) {
+			continue
+		}
+		if cjkShare(s) >= 0.3 && utf8.RuneCountInString(s) > 6 || len(strings.Fields(s)) > 3 {
+			return false
+		}
+	}
+	return true
 }
 
 // joking reports whether lower (a message in lower case) is said in
