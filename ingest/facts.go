@@ -51,6 +51,7 @@ type lexiconFile struct {
 	Adverbs    map[string][]string          `yaml:"adverbs"`
 	Skip       map[string][]string          `yaml:"skip"`
 	Jokes      map[string][]string          `yaml:"jokes"`
+	Correction map[string][]string          `yaml:"correction"`
 	Vague      map[string][]string          `yaml:"vague"`
 	Questions  map[string][]string          `yaml:"questions"`
 	PastLead   map[string][]string          `yaml:"past_lead"`
@@ -149,26 +150,29 @@ type topic struct {
 
 // lexicon is facts.yaml compiled.
 type lexicon struct {
-	cats      map[string]*category
-	rules     []rule
-	times     []*regexp.Regexp
-	adverbs   []string // longest first
-	skip      *regexp.Regexp
-	jokes     *regexp.Regexp
-	questions *regexp.Regexp
-	past      *regexp.Regexp // a clause about what used to be
-	pastLead  []string       // words that open such a clause, longest first
-	others    *regexp.Regexp // someone the subject has, named after it
-	we        *regexp.Regexp // a subject that includes the sender
-	weOnly    []string       // the categories a we-clause may state
-	selfLead  []string       // words that open a statement about oneself without a subject
-	selfNames []string       // how an observation may name the sender (用户, the user)
-	topicStop *regexp.Regexp // words that keep a text before the sender from being a topic
-	topicTime *regexp.Regexp // a topic that is a time or a circumstance, not an object
-	placeOpen *regexp.Regexp // a clause of living somewhere that does not say where
-	vague     map[string]bool
-	slotStrip []string
-	topics    []topic
+	cats    map[string]*category
+	rules   []rule
+	times   []*regexp.Regexp
+	adverbs []string // longest first
+	skip    *regexp.Regexp
+	jokes   *regexp.Regexp
+	// correction after the last joke marker: what follows is meant
+	// ("开玩笑的，其实…", "jk, actually…").
+	correction *regexp.Regexp
+	questions  *regexp.Regexp
+	past       *regexp.Regexp // a clause about what used to be
+	pastLead   []string       // words that open such a clause, longest first
+	others     *regexp.Regexp // someone the subject has, named after it
+	we         *regexp.Regexp // a subject that includes the sender
+	weOnly     []string       // the categories a we-clause may state
+	selfLead   []string       // words that open a statement about oneself without a subject
+	selfNames  []string       // how an observation may name the sender (用户, the user)
+	topicStop  *regexp.Regexp // words that keep a text before the sender from being a topic
+	topicTime  *regexp.Regexp // a topic that is a time or a circumstance, not an object
+	placeOpen  *regexp.Regexp // a clause of living somewhere that does not say where
+	vague      map[string]bool
+	slotStrip  []string
+	topics     []topic
 
 	// someone finds the words that name someone (kin, others but for
 	// animals, we, pronouns, the assistant) and the compounds of
@@ -316,7 +320,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
+	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
@@ -533,6 +537,36 @@ var (
 	enUsedTo = regexp.MustCompile(`(?i)^used to ([a-z]+)`)
 )
 
+// meant returns what a text means to state: all of it without a joke
+// marker; what follows a correction after the last joke marker ("开玩笑
+// 的，其实我受不了榴莲", "jk, actually I teach science"); else nothing
+// (ok false): a joke states no fact.
+func (lx *lexicon) meant(text string) (string, bool) {
+	if lx.jokes == nil {
+		return text, true
+	}
+	jokes := lx.jokes.FindAllStringIndex(text, -1)
+	if len(jokes) == 0 {
+		return text, true
+	}
+	if lx.correction == nil {
+		return "", false
+	}
+	after := jokes[len(jokes)-1][1]
+	loc := lx.correction.FindStringIndex(text[after:])
+	if loc == nil {
+		return "", false
+	}
+	rest := strings.TrimLeftFunc(text[after+loc[1]:], func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsPunct(r)
+	})
+	// "seriously though, I…"
+	for _, w := range []string{"though ", "tho ", "but "} {
+		rest = strings.TrimPrefix(rest, w)
+	}
+	return strings.TrimLeftFunc(rest, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }), true
+}
+
 // ExtractFacts returns the long-lived facts text states about subj, in the
 // order it states them. text is an event in absolute form (the historian
 // wrote subj as "Name(id)", its name or its id). The text is cut into
@@ -551,7 +585,11 @@ func ExtractFacts(text string, subj Subject) []Fact {
 
 func (lx *lexicon) extract(text string, subj Subject) []Fact {
 	forms := subjectForms(subj)
-	if len(forms) == 0 || lx.jokes != nil && lx.jokes.MatchString(text) {
+	if len(forms) == 0 {
+		return nil
+	}
+	text, ok := lx.meant(text)
+	if !ok || text == "" {
 		return nil
 	}
 	starts := append(slices.Clone(forms), lx.selfNames...)
