@@ -85,6 +85,20 @@ func mustSkill(t testing.TB) *agent.Skill {
 	return sk
 }
 
+// serviceWith stores msgs as user's in a real store, indexes them and
+// returns its service.
+func serviceWith(t testing.TB, user string, msgs []storage.Message) *queryapi.Service {
+	t.Helper()
+	s := storagetest.Open(t, storage.Config{})
+	if _, err := s.Insert(t.Context(), user, msgs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Drain(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return queryapi.New(s)
+}
+
 // checkScenario asserts a response against a case.
 func checkScenario(t *testing.T, sc scenario, resp *agent.Response) {
 	t.Helper()
@@ -274,9 +288,10 @@ func TestSkillFormat(t *testing.T) {
 	}
 }
 
-// TestSkillParamsRejected checks that LoadSkill refuses the recall skill's
-// parameters with one stop rule out of range, naming the rule.
-func TestSkillParamsRejected(t *testing.T) {
+// skillWith loads the recall skill with the first from in its params.yaml
+// replaced by to.
+func skillWith(t *testing.T, from, to string) (*agent.Skill, error) {
+	t.Helper()
 	skillMD, err := fs.ReadFile(skills.FS, skills.Recall+"/SKILL.md")
 	if err != nil {
 		t.Fatal(err)
@@ -285,6 +300,18 @@ func TestSkillParamsRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if !bytes.Contains(params, []byte(from)) {
+		t.Fatalf("params.yaml has no %q", from)
+	}
+	return agent.LoadSkill(fstest.MapFS{
+		"recall/SKILL.md":    {Data: skillMD},
+		"recall/params.yaml": {Data: bytes.Replace(params, []byte(from), []byte(to), 1)},
+	}, "recall")
+}
+
+// TestSkillParamsRejected checks that LoadSkill refuses the recall skill's
+// parameters with one stop rule out of range, naming the rule.
+func TestSkillParamsRejected(t *testing.T) {
 	tests := []struct{ name, from, to, want string }{
 		{"cite_max zero", "cite_max: 4", "cite_max: 0", "stop.cite_max"},
 		{"cite_max over max_evidence", "cite_max: 4", "cite_max: 9", "stop.cite_max"},
@@ -295,14 +322,7 @@ func TestSkillParamsRejected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if !bytes.Contains(params, []byte(tt.from)) {
-				t.Fatalf("params.yaml has no %q", tt.from)
-			}
-			fsys := fstest.MapFS{
-				"recall/SKILL.md":    {Data: skillMD},
-				"recall/params.yaml": {Data: bytes.Replace(params, []byte(tt.from), []byte(tt.to), 1)},
-			}
-			_, err := agent.LoadSkill(fsys, "recall")
+			_, err := skillWith(t, tt.from, tt.to)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("LoadSkill err = %v, want one naming %s", err, tt.want)
 			}

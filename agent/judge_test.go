@@ -10,7 +10,6 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // judgeService stores one user's private chat with a bot (and a brother's
@@ -86,14 +85,7 @@ func judgeService(t *testing.T) *queryapi.Service {
 		user("m51", day(3, 7), "my dog Biscuit is sick, took him to the vet"),
 		user("m49", day(3, 6), "My dad and I used to go fishing every summer at the lake"),
 	}
-	s := storagetest.Open(t, storage.Config{})
-	if _, err := s.Insert(t.Context(), "qq:42", msgs); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Drain(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	return queryapi.New(s)
+	return serviceWith(t, "qq:42", msgs)
 }
 
 // TestOfflineJudgement holds the offline brain to absolute support (a
@@ -202,14 +194,7 @@ func TestDialogueJudgement(t *testing.T) {
 	say("Melanie", "Nice. I have been painting sunsets again lately.")                                     // d10
 	say("Caroline", "Your sunsets are always so calming.")                                                 // d11
 	say("Melanie", "Thanks! Work has been hectic, so painting helps me unwind.")                           // d12
-	s := storagetest.Open(t, storage.Config{})
-	if _, err := s.Insert(t.Context(), "locomo:d", msgs); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Drain(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	a := agent.New(queryapi.New(s), mustSkill(t))
+	a := agent.New(serviceWith(t, "locomo:d", msgs), mustSkill(t))
 	for _, tc := range []judgeCase{
 		{name: "the other speaker's news", question: "What did Melanie come across in her neighborhood during her walk?",
 			noEvidence: true, forbidden: []string{"d1", "d2"}, note: "Caroline told of it about themself"},
@@ -241,10 +226,7 @@ func (tc judgeCase) check(t *testing.T, a *agent.Agent, user, now string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cited []string
-		for _, e := range resp.Evidence {
-			cited = append(cited, e.MessageID)
-		}
+		cited := citedIDs(resp)
 		if got := resp.Limits.StopReason == agent.StopNoEvidence; got != tc.noEvidence {
 			t.Errorf("no_evidence = %v, want %v; cited %v; notes %v", got, tc.noEvidence, cited, resp.Limits.Notes)
 		}

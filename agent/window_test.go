@@ -1,19 +1,13 @@
 package agent_test
 
 import (
-	"bytes"
 	"fmt"
-	"io/fs"
 	"slices"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/recalld/recalld/agent"
-	"github.com/recalld/recalld/queryapi"
-	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
-	"github.com/recalld/recalld/storage/storagetest"
 )
 
 // TestLooseWindow: a question with a loose time word (最近, recently) that
@@ -38,14 +32,7 @@ func TestLooseWindow(t *testing.T) {
 		msg("w2", 2, "joined my parents for dinner"),
 		msg("w3", 1, "work was busy today, back to back meetings"),
 	}
-	s := storagetest.Open(t, storage.Config{})
-	if _, err := s.Insert(t.Context(), "tg:7", msgs); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Drain(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	a := agent.New(queryapi.New(s), mustSkill(t))
+	a := agent.New(serviceWith(t, "tg:7", msgs), mustSkill(t))
 	for _, tc := range []struct {
 		question string
 		cite     string // "" for no_evidence
@@ -59,10 +46,7 @@ func TestLooseWindow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var cited []string
-		for _, e := range resp.Evidence {
-			cited = append(cited, e.MessageID)
-		}
+		cited := citedIDs(resp)
 		switch {
 		case tc.cite == "" && (resp.Limits.StopReason != agent.StopNoEvidence || len(cited) > 0):
 			t.Errorf("%q: stop %s, cited %v; want no_evidence inside the window", tc.question, resp.Limits.StopReason, cited)
@@ -76,22 +60,7 @@ func TestLooseWindow(t *testing.T) {
 // tool calls left, so a small budget still finds the answer instead of
 // spending itself midway and losing the round's hits.
 func TestHybridFitsToolBudget(t *testing.T) {
-	skillMD, err := fs.ReadFile(skills.FS, skills.Recall+"/SKILL.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	params, err := fs.ReadFile(skills.FS, skills.Recall+"/params.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	const from = "max_tool_calls: 40"
-	if !bytes.Contains(params, []byte(from)) {
-		t.Fatalf("params.yaml has no %q", from)
-	}
-	sk, err := agent.LoadSkill(fstest.MapFS{
-		"recall/SKILL.md":    {Data: skillMD},
-		"recall/params.yaml": {Data: bytes.Replace(params, []byte(from), []byte("max_tool_calls: 12"), 1)},
-	}, "recall")
+	sk, err := skillWith(t, "max_tool_calls: 40", "max_tool_calls: 12")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,22 +74,12 @@ func TestHybridFitsToolBudget(t *testing.T) {
 		msgs = append(msgs, storage.Message{ID: fmt.Sprintf("m%02d", i), Role: "user", SenderID: "7", ConversationID: "c1",
 			CreatedAt: now.AddDate(0, 0, -60+i), Content: content})
 	}
-	s := storagetest.Open(t, storage.Config{})
-	if _, err := s.Insert(t.Context(), "tg:7", msgs); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Drain(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := agent.New(queryapi.New(s), sk).Recall(t.Context(), "tg:7", agent.Request{Question: "What does my sister teach?",
+	resp, err := agent.New(serviceWith(t, "tg:7", msgs), sk).Recall(t.Context(), "tg:7", agent.Request{Question: "What does my sister teach?",
 		Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cited []string
-	for _, e := range resp.Evidence {
-		cited = append(cited, e.MessageID)
-	}
+	cited := citedIDs(resp)
 	if !slices.Contains(cited, "m20") || resp.Limits.ToolsCalled > 12 {
 		t.Errorf("with 12 tool calls: stop %s, %d calls, cited %v; want m20 (notes %q)",
 			resp.Limits.StopReason, resp.Limits.ToolsCalled, cited, resp.Limits.Notes)
