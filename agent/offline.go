@@ -178,9 +178,9 @@ func (or *offlineRun) filter() queryapi.Filter { return or.r.window.filter(or.r.
 
 // hybrid fuses contextual BM25, plain BM25 and semantic similarity.
 // hybrid is the fused ranking eval measures (queryapi.Hybrid), through
-// the run's counted tools.
-// Its neighbour look-ups fit the tool calls left (a search that runs out
-// of them midway returns nothing): after its own searches and one more.
+// the run's counted tools. Its neighbour look-ups fit the tool calls left
+// (a search that runs out of them midway returns nothing): after its own
+// searches and one more.
 func (or *offlineRun) hybrid(ctx context.Context) error {
 	r, p := or.r, or.skill.Params
 	weights, expand := p.Weights, queryapi.DefaultHybridExpand

@@ -10,10 +10,10 @@ import (
 
 // ParseQuestion reads a natural-language question for queryapi.Hybrid: its
 // keywords (KeywordQuery), the day or month it names (explicitDates, years
-// resolved against now; zero now means time.Now()), which sender names
-// it names and the kind of answer it asks for (answerKind). Reading a question is the agent's (its stop words, date
-// patterns and name matching serve Observe as well); fusing the rankings
-// is queryapi's.
+// resolved against now; zero now means time.Now()), which sender names it
+// names and the kind of answer it asks for (answerKind). Reading a
+// question is the agent's (its stop words, date patterns and name matching
+// serve Observe as well); fusing the rankings is queryapi's.
 func ParseQuestion(question string, now time.Time) queryapi.Question {
 	if now.IsZero() {
 		now = time.Now()

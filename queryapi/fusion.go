@@ -361,8 +361,9 @@ type Question struct {
 // the turn that matches the question, and evidence that several turns
 // support rises. Then messages that give the kind of answer the question
 // asks for (Question.Answers) are multiplied by 1 + Weights.Answer, and
-// last those whose sender the question names by 1 + Weights.Speaker. It returns at most opts.Limit messages, best
-// first, with the fused score in Score; ties go to the earlier message.
+// last those whose sender the question names by 1 + Weights.Speaker. It
+// returns at most opts.Limit messages, best first, with the fused score in
+// Score; ties go to the earlier message.
 // When semantic search is unavailable (ErrSemanticUnavailable) the
 // lexical rankings are fused alone.
 func Hybrid(ctx context.Context, tools Searcher, question Question, opts HybridOptions) ([]Evidence, error) {
