@@ -437,12 +437,13 @@ func aboutOthers(lower string, markers []string) bool {
 }
 
 // besideSpeaker reports whether the words before and after a mention of
-// someone join them to the speaker: "with"/"me and" before, "and I"/"and
-// me" after; 和/跟/同/陪/带 before (和我妈), 和我/跟我 after (我妈和我).
+// someone join them to the speaker, or make them whom the speaker acts
+// for: "with"/"me and"/"for"/"to" before, "and I"/"and me" after;
+// 和/跟/同/陪/带/给/为/替 before (和我妈, 给我妈买了), 和我/跟我 after (我妈和我).
 func besideSpeaker(before, after string) bool {
 	before = strings.TrimRightFunc(before, unicode.IsSpace)
 	after = strings.TrimLeftFunc(after, unicode.IsSpace)
-	for _, w := range []string{" with", " me and", "和", "跟", "同", "陪", "带"} {
+	for _, w := range []string{" with", " me and", " for", " to", "和", "跟", "同", "陪", "带", "给", "为", "替"} {
 		if strings.HasSuffix(" "+before, w) {
 			return true
 		}
