@@ -203,11 +203,7 @@ func (lr *llmRun) finish(d draft, forced bool) draft {
 	return d
 }
 
-func (lr *llmRun) toolsSpent() bool {
-	lr.r.mu.Lock()
-	defer lr.r.mu.Unlock()
-	return lr.r.toolsCalled >= lr.r.skill.Params.Limits.MaxToolCalls
-}
+func (lr *llmRun) toolsSpent() bool { return lr.r.callsLeft() <= 0 }
 
 // callTools runs the tool calls of one model turn and appends the turn and
 // one tool message per call to msgs. It returns how many messages were new

@@ -183,13 +183,8 @@ func (or *offlineRun) filter() queryapi.Filter { return or.r.window.filter(or.r.
 // searches and one more.
 func (or *offlineRun) hybrid(ctx context.Context) error {
 	r, p := or.r, or.skill.Params
-	weights, expand := p.Weights, queryapi.DefaultHybridExpand
-	r.mu.Lock()
-	left := p.Limits.MaxToolCalls - r.toolsCalled - hybridSearches - 1
-	r.mu.Unlock()
-	if left < expand {
-		expand = left
-	}
+	weights := p.Weights
+	expand := min(queryapi.DefaultHybridExpand, r.callsLeft()-hybridSearches-1)
 	if expand <= 0 {
 		weights.Neighbor = 0
 	}

@@ -137,6 +137,13 @@ const noteLexicalOnly = "semantic search unavailable (the embedder does not answ
 // errToolBudget stops a brain that has used up its tool calls.
 var errToolBudget = errors.New("agent: tool call budget spent")
 
+// callsLeft is how many tool calls the run may still make.
+func (r *run) callsLeft() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skill.Params.Limits.MaxToolCalls - r.toolsCalled
+}
+
 func (r *run) callBudget() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
