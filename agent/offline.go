@@ -206,13 +206,32 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 const hybridSearches = 4
 
 // otherLanguage searches the question's words in the other language
-// (relevance.alts), for what was said in it.
+// (relevance.alts), for what was said in it. For a Chinese question it
+// also searches their meaning (the English senses as one query, which
+// the English sentence model reads): what it finds ranks the English
+// messages among the supported hits (run.gloss, stop.gloss_weight). The
+// English question's Chinese words are not searched so: read from a
+// Chinese-English dictionary backwards, they are too many and too loose
+// a gloss ("kind" gives 惠, 淑 and 类).
 func (or *offlineRun) otherLanguage(ctx context.Context) ([]queryapi.Evidence, error) {
-	page, err := or.r.lexical(ctx, queryapi.LexicalParams{QueryText: or.rel.altQuery(), Match: "any", Filter: or.filter(), PageSize: or.skill.Params.Limits.Candidates})
+	alt := or.rel.altQuery()
+	page, err := or.r.lexical(ctx, queryapi.LexicalParams{QueryText: alt, Match: "any", Filter: or.filter(), PageSize: or.skill.Params.Limits.Candidates})
 	if err != nil {
 		return nil, err
 	}
-	return queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8}), nil
+	hits := queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8})
+	if !or.rel.zh || or.skill.Params.Stop.GlossWeight == 0 {
+		return hits, nil
+	}
+	sem, err := or.r.semantic(ctx, queryapi.SemanticParams{QueryText: alt, Filter: or.filter(), TopK: or.skill.Params.Limits.Candidates})
+	switch {
+	case errors.Is(err, errToolBudget) || errors.Is(err, queryapi.ErrSemanticUnavailable):
+		return hits, nil // the words' hits stand without it
+	case err != nil:
+		return nil, err
+	}
+	or.r.glossed(sem.Hits)
+	return hits, nil
 }
 
 // again runs the broad searches again when the window or the role
@@ -711,6 +730,19 @@ func (r *run) similar(hits []queryapi.Evidence) {
 	}
 }
 
+// glossed keeps the raw similarity of each hit of the search by the
+// question's meaning in the other language (offlineRun.otherLanguage).
+func (r *run) glossed(hits []queryapi.Evidence) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.gloss == nil {
+		r.gloss = make(map[string]float64)
+	}
+	for _, h := range hits {
+		r.gloss[h.MessageID] = max(r.gloss[h.MessageID], h.Score)
+	}
+}
+
 // support is how well a candidate bears out the question in absolute
 // terms (relevance.support), raised to stop.min_support when its raw
 // similarity reaches stop.min_similarity (stop.min_similarity_zh for a
@@ -752,6 +784,10 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 	}
 	st := r.skill.Params.Stop
 	idf := r.questionIDF(rel)
+	topGloss := 0.0
+	for _, g := range r.gloss {
+		topGloss = max(topGloss, g)
+	}
 	var out []*candidate
 	for _, c := range r.seen {
 		if !r.inScope(c) || c.score < st.Relevance*top {
@@ -791,6 +827,12 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		// Rank by fused score and term overlap together: a direct match of
 		// the question's words outranks a hit that only scored on one ranking.
 		c.rank = c.score/max(top, 1e-9) + ov
+		// A message in the other language (no Chinese in it) ranks by how
+		// near it came to the question's meaning read in that language: the
+		// fused score sees it through one part of the embedder only.
+		if len(r.gloss) > 0 && !hasHan(c.ev.Content) {
+			c.rank += st.GlossWeight * r.gloss[c.ev.MessageID] / max(topGloss, 1e-9)
+		}
 		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b *candidate) int {
@@ -888,3 +930,6 @@ func byContextGain(contextual, plain []queryapi.Evidence) []queryapi.Evidence {
 	})
 	return out
 }
+
+// hasHan reports whether s has a Chinese character.
+func hasHan(s string) bool { return strings.IndexFunc(s, isCJK) >= 0 }

@@ -95,6 +95,7 @@ type run struct {
 	considered  int
 	seen        map[string]*candidate
 	sims        map[string]float64 // best raw cosine similarity to the question, per message (guarded by mu)
+	gloss       map[string]float64 // raw similarity to the question's meaning in the other language (guarded by mu)
 	idf         map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
 	idfSeen     int                // len(seen) when idf was computed
 	steps       []TraceStep

@@ -120,6 +120,11 @@ type StopRules struct {
 	// by min_support or by this share of that statement's support. Zero
 	// keeps min_support alone.
 	ToldRatio float64 `yaml:"told_ratio"`
+	// GlossWeight adds this much, times a message's similarity to a
+	// Chinese question's English senses (as a share of the best), to the
+	// rank of a supported message written without Chinese. Zero does not
+	// search the senses' meaning.
+	GlossWeight float64 `yaml:"gloss_weight"`
 }
 
 // TimeSignal maps words of a question to a window of Days back from now.
@@ -266,6 +271,9 @@ func (p Params) validate() error {
 	}
 	if p.Stop.QuestionWeight < 0 || p.Stop.QuestionWeight > 1 {
 		errs = append(errs, errors.New("stop.question_weight must be in [0, 1]"))
+	}
+	if p.Stop.GlossWeight < 0 || p.Stop.GlossWeight > 4 {
+		errs = append(errs, errors.New("stop.gloss_weight must be in [0, 4]"))
 	}
 	if p.Stop.ToldRatio < 0 || p.Stop.ToldRatio > 1 {
 		errs = append(errs, errors.New("stop.told_ratio must be in [0, 1]"))

@@ -436,6 +436,26 @@ func aboutOthers(lower string, markers []string) bool {
 	return false
 }
 
+// ownClause reports whether a clause of the candidate bears out one of
+// the question's key terms without speaking of someone else: "菜单终于定稿
+// 了！…我妈说下周拿去打印" is the speaker's news about the menu, and only
+// mentions the mother.
+func (r *run) ownClause(rel relevance, c *candidate) bool {
+	markers := r.skill.Params.Markers["third_party"].Words()
+	lower := strings.ToLower(c.ev.Content)
+	for _, clause := range strings.FieldsFunc(lower, func(r rune) bool { return strings.ContainsRune("。！？!?；;\n，,", r) }) {
+		if aboutOthers(clause, markers) {
+			continue
+		}
+		for _, t := range rel.terms {
+			if rel.has(clause, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // besideSpeaker reports whether the words before and after a mention of
 // someone join them to the speaker, or make them whom the speaker acts
 // for: "with"/"me and"/"for"/"to" before, "and I"/"and me" after;
@@ -537,10 +557,12 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		}
 		c.flags = r.flags(c)
 		// A question about one of the user's people ("我弟弟在哪里上班？",
-		// "What did Caroline do with her dad?") is answered by what is
-		// said about them: a message about them is no third party's when
-		// its words other than the relation's bear the question out.
-		if o.people != "" && c.flags.thirdParty && r.aboutRelation(rel, o.people, c) {
+		// "What did Caroline do with her dad?", "the menu for my mom's
+		// shop") is answered by what is said about them, and beside them:
+		// a message that mentions them is no third party's when its words
+		// other than the relation's bear the question out, or a clause
+		// that does not mention them does.
+		if o.people != "" && c.flags.thirdParty && (r.ownClause(rel, c) || r.aboutRelation(rel, o.people, c)) {
 			c.flags.thirdParty = false
 		}
 		if why := c.flags.excluded(); why != "" {

@@ -85,3 +85,65 @@ func TestHybridFitsToolBudget(t *testing.T) {
 			resp.Limits.StopReason, resp.Limits.ToolsCalled, cited, resp.Limits.Notes)
 	}
 }
+
+// TestGlossRanksEnglishAnswers: a Chinese question's English senses are
+// also searched by meaning, and an English message that bears the question
+// out ranks up by its nearness to that meaning, here past a Chinese one the
+// fused score puts first; with stop.gloss_weight 0 the fused order stands.
+func TestGlossRanksEnglishAnswers(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msgs := []storage.Message{
+		{ID: "m1", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -30),
+			Content: "no coffee after dinner for me, supper is herbal tea now"},
+		{ID: "m2", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -20),
+			Content: "同事约我晚饭后去喝咖啡，公司楼下新开了一家"},
+	}
+	for _, tc := range []struct {
+		weight string
+		first  string
+	}{
+		{"gloss_weight: 1", "m1"},
+		{"gloss_weight: 0", "m2"},
+	} {
+		sk, err := skillWith(t, "gloss_weight: 1", tc.weight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := agent.New(serviceWith(t, "tg:7", msgs), sk, agent.WithDictionary(agent.MiniDictionary(t)))
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "我晚饭以后喝咖啡吗？",
+			Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cited := citedIDs(resp); len(cited) == 0 || cited[0] != tc.first {
+			t.Errorf("%s: cited %v, want %s first (notes %q)", tc.weight, cited, tc.first, resp.Limits.Notes)
+		}
+	}
+}
+
+// TestRelativeBesideTheNews: a question about something of the user's
+// mother's takes a message whose own clause bears it out, though the
+// mother speaks in another clause of it; a message where only she does
+// stays hers.
+func TestRelativeBesideTheNews(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msgs := []storage.Message{
+		{ID: "m1", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -40),
+			Content: "my mom runs a tiny noodle shop back home, the menu is hand-written from ten years ago"},
+		{ID: "m2", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -10),
+			Content: "the new menu is final! my mom says she'll print it next week"},
+		{ID: "m3", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -5),
+			Content: "went bouldering after work, my forearms are dead"},
+		{ID: "m4", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -3),
+			Content: "my mom says her friend's menu has pictures, whatever"},
+	}
+	a := agent.New(serviceWith(t, "tg:7", msgs), mustSkill(t))
+	resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "How did the menu redesign for my mom's noodle shop turn out?",
+		Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited := citedIDs(resp); !slices.Contains(cited, "m2") || slices.Contains(cited, "m4") {
+		t.Errorf("cited %v, want m2 and not m4 (notes %q)", cited, resp.Limits.Notes)
+	}
+}
