@@ -18,9 +18,10 @@ import (
 
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
-// questions answered in the other language) with the hybrid ranking and the
-// recall agent, and holds them to coreFloors.
-func TestCoreSuite(t *testing.T) { coreSuite(t, nil, "core", "chats", "chats2", "chats3") }
+// questions answered in the other language; chats4.json: the same, written
+// blind to the code) with the hybrid ranking and the recall agent, and
+// holds them to coreFloors.
+func TestCoreSuite(t *testing.T) { coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4") }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
 // and bge-small-zh with hashing, to the same floors on core.json (the
@@ -66,6 +67,10 @@ var coreFloors = []string{
 	// it .15: the floor holds either way, and make test has it.
 	"chats3/hybrid:recall@10>=0.25", "chats3/agent:cited_recall>=0.14", "chats3/agent:absent_correct>=0.8",
 	"chats3/agent:forbidden_rate<=0.1",
+	// chats4 (cross-lingual, written by someone who had not read the code)
+	// reaches cited .16 here with hashing, .21 with the default embedder.
+	"chats4/hybrid:recall@10>=0.3", "chats4/agent:cited_recall>=0.12", "chats4/agent:absent_correct>=0.7",
+	"chats4/agent:forbidden_rate<=0.15",
 	"leaks<=0",
 }
 
