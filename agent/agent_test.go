@@ -314,6 +314,8 @@ func skillWith(t *testing.T, from, to string) (*agent.Skill, error) {
 func TestSkillParamsRejected(t *testing.T) {
 	tests := []struct{ name, from, to, want string }{
 		{"cite_max zero", "cite_max: 4", "cite_max: 0", "stop.cite_max"},
+		{"gloss_weight negative", "gloss_weight: 1", "gloss_weight: -1", "stop.gloss_weight"},
+		{"gloss_similarity over 1", "gloss_similarity: 0.25", "gloss_similarity: 1.5", "stop.gloss_similarity"},
 		{"cite_max over max_evidence", "cite_max: 4", "cite_max: 9", "stop.cite_max"},
 		{"aggregate_cite_max over max_evidence", "aggregate_cite_max: 4", "aggregate_cite_max: 9", "stop.aggregate_cite_max"},
 		{"negative unsupported_cite_max", "unsupported_cite_max: 1", "unsupported_cite_max: -1", "stop.unsupported_cite_max"},

@@ -398,6 +398,12 @@ func TestAboutOthers(t *testing.T) {
 		{"my dad got a new phone", true},
 		{"went hiking with my dad, my friend got lost", true},
 		{"my mom and i went out, she said it was fun", true},
+		{"my friend's corgi chewed through my charger", true},
+		{"my old friend is getting married in july", true},
+		{"my best friend moved to oslo", true},
+		{"me and my little friend went fishing", false},
+		{"my friendship with her ended", false},
+		{"my mom, my dad and i", true},
 		{"我们一起去吃饭", false},
 		{"my momentum is gone", false},
 	} {

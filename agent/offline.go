@@ -759,7 +759,36 @@ func (r *run) support(rel relevance, idf map[string]float64, c *candidate) float
 	if sim > 0 && r.sims[c.ev.MessageID] >= sim {
 		s = max(s, minimum)
 	}
+	// A message written without Chinese that is the nearest to a Chinese
+	// question's meaning read in English (offlineRun.otherLanguage), by a
+	// cosine of stop.gloss_similarity at least, bears it out: the words of
+	// the two languages rarely meet ("我现在在玩哪种团体运动？" against
+	// "joined a sunday five-a-side league").
+	if g := st.GlossSimilarity; g > 0 && c.ev.Role == "user" && !hasHan(c.ev.Content) && r.glossBest(c.ev.MessageID, g) {
+		s = max(s, minimum)
+	}
 	return s
+}
+
+// glossPopulation is the fewest messages the search by meaning in the
+// other language must have read for its best hit to count (glossBest).
+const glossPopulation = 10
+
+// glossBest reports whether id is the best hit of the search by the
+// question's meaning in the other language, at a similarity of floor or
+// more, among glossPopulation messages at least: the nearest of a handful
+// (a week's few messages) is no evidence.
+func (r *run) glossBest(id string, floor float64) bool {
+	g, ok := r.gloss[id]
+	if !ok || g < floor || len(r.gloss) < glossPopulation {
+		return false
+	}
+	for other, v := range r.gloss {
+		if v > g || v == g && other < id {
+			return false
+		}
+	}
+	return true
 }
 
 // minSupport is the support the run's question needs (stop.min_support,

@@ -125,6 +125,10 @@ type StopRules struct {
 	// rank of a supported message written without Chinese. Zero does not
 	// search the senses' meaning.
 	GlossWeight float64 `yaml:"gloss_weight"`
+	// GlossSimilarity: the user's message without Chinese that is the best
+	// hit of that search, at this raw cosine or more, bears the question
+	// out (support min_support_zh). Zero switches it off.
+	GlossSimilarity float64 `yaml:"gloss_similarity"`
 }
 
 // TimeSignal maps words of a question to a window of Days back from now.
@@ -271,6 +275,9 @@ func (p Params) validate() error {
 	}
 	if p.Stop.QuestionWeight < 0 || p.Stop.QuestionWeight > 1 {
 		errs = append(errs, errors.New("stop.question_weight must be in [0, 1]"))
+	}
+	if p.Stop.GlossSimilarity < 0 || p.Stop.GlossSimilarity > 1 {
+		errs = append(errs, errors.New("stop.gloss_similarity must be in [0, 1]"))
 	}
 	if p.Stop.GlossWeight < 0 || p.Stop.GlossWeight > 4 {
 		errs = append(errs, errors.New("stop.gloss_weight must be in [0, 4]"))

@@ -414,26 +414,65 @@ func lastWord(s, w string) int {
 // someone else by one of markers (我妈, my friend): somewhere a marker
 // stands other than beside the speaker, as in "my mom and I made dinner",
 // "went riding with my dad" or 我和我妈去爬山, which tell what the speaker
-// did.
+// did. An English marker "my X" stands with a word between ("my little
+// brother", "my new roommate") and as a possessive ("my roommate's
+// corgi").
 func aboutOthers(lower string, markers []string) bool {
 	for _, w := range markers {
 		w = strings.ToLower(w)
-		for i := 0; ; {
-			j := strings.Index(lower[i:], w)
-			if j < 0 {
-				break
-			}
-			start, end := i+j, i+j+len(w)
-			i = start + 1
-			if !boundary(lower, start, true, w) || !boundary(lower, end, false, w) {
-				continue
-			}
-			if !besideSpeaker(lower[:start], lower[end:]) {
+		for _, m := range mentions(lower, w) {
+			if !besideSpeaker(lower[:m[0]], lower[m[1]:]) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// mentions returns where marker w stands in lower as words of its own
+// ([start, end) pairs); see aboutOthers for the English forms.
+func mentions(lower, w string) [][2]int {
+	var out [][2]int
+	rel, mine := strings.CutPrefix(w, "my ")
+	find := w
+	if mine {
+		find = rel
+	}
+	for i := 0; ; {
+		j := strings.Index(lower[i:], find)
+		if j < 0 {
+			return out
+		}
+		start, end := i+j, i+j+len(find)
+		i = start + 1
+		if !boundary(lower, start, true, find) {
+			continue
+		}
+		rest := strings.Replace(lower[end:], "’", "'", 1)
+		if !boundary(lower, end, false, find) && !(mine && strings.HasPrefix(rest, "'s") && boundary(rest, 2, false, "s")) {
+			continue
+		}
+		if mine {
+			words := strings.Fields(lower[:start])
+			switch {
+			case len(words) >= 1 && words[len(words)-1] == "my":
+			case len(words) >= 2 && words[len(words)-2] == "my" && isModifier(words[len(words)-1]):
+			default:
+				continue
+			}
+			start = strings.LastIndex(lower[:start], "my")
+		}
+		out = append(out, [2]int{start, end})
+	}
+}
+
+// isModifier reports whether w can stand between "my" and a person
+// ("little", "new", "best"): a plain word, not a conjunction.
+func isModifier(w string) bool {
+	if w == "and" || w == "or" || w == "own" {
+		return false
+	}
+	return strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
 }
 
 // ownClause reports whether a clause of the candidate bears out one of

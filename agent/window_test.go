@@ -147,3 +147,47 @@ func TestRelativeBesideTheNews(t *testing.T) {
 		t.Errorf("cited %v, want m2 and not m4 (notes %q)", cited, resp.Limits.Notes)
 	}
 }
+
+// TestGlossSupport: the user's English message nearest to a Chinese
+// question's English senses bears the question out though no word of it
+// is one of those senses; with stop.gloss_similarity 0 it does not, and
+// the answer is no_evidence. (The test store embeds by hashing, whose
+// cosines are lower than the default embedder's: the floor is lowered.)
+func TestGlossSupport(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msgs := []storage.Message{
+		{ID: "m1", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -30),
+			Content: "been biking to work every day since March, my knees love it"},
+		{ID: "m2", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -20),
+			Content: "the new espresso machine at the office is loud"},
+		{ID: "m3", Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -20).Add(time.Minute),
+			Content: "Loud but worth it!"},
+	}
+	// The best of a handful of messages is no evidence: a memory of some.
+	for i := range 12 {
+		msgs = append(msgs, storage.Message{ID: fmt.Sprintf("f%02d", i), Role: "user", SenderID: "7", ConversationID: "c1",
+			CreatedAt: now.AddDate(0, 0, -60+i), Content: fmt.Sprintf("chat line %d about the weather and the weekend", i)})
+	}
+	for _, tc := range []struct {
+		params string
+		want   string
+	}{
+		{"gloss_similarity: 0.05", "m1"},
+		{"gloss_similarity: 0", ""},
+	} {
+		sk, err := skillWith(t, "gloss_similarity: 0.25", tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := agent.New(serviceWith(t, "tg:7", msgs), sk, agent.WithDictionary(agent.MiniDictionary(t)))
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "我平时怎么骑自行车的？",
+			Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cited := citedIDs(resp)
+		if tc.want == "" && len(cited) > 0 || tc.want != "" && !slices.Contains(cited, tc.want) {
+			t.Errorf("%s: %s, cited %v, want %q (notes %q)", tc.params, resp.Limits.StopReason, cited, tc.want, resp.Limits.Notes)
+		}
+	}
+}
