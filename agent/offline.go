@@ -33,6 +33,10 @@ type action struct {
 	name  string
 	run   func(ctx context.Context) error
 	fetch func(ctx context.Context) ([]queryapi.Evidence, error)
+	// after, when set, runs in the action's own round once its hits are
+	// in: what a prefetched fetch found besides hits takes effect there,
+	// not whenever the fetch happens to finish.
+	after func()
 }
 
 // prefetch starts a's fetch now, in parallel with the rounds before it, and
@@ -69,13 +73,19 @@ func (a action) prefetch(ctx context.Context, r *run, pending *sync.WaitGroup) a
 // do runs the action's round: its run, or its fetch with the hits remembered.
 func (a action) do(ctx context.Context, r *run) error {
 	if a.run != nil {
-		return a.run(ctx)
+		if err := a.run(ctx); err != nil {
+			return err
+		}
+	} else {
+		hits, err := a.fetch(ctx)
+		if err != nil {
+			return err
+		}
+		r.remember(hits)
 	}
-	hits, err := a.fetch(ctx)
-	if err != nil {
-		return err
+	if a.after != nil {
+		a.after()
 	}
-	r.remember(hits)
 	return nil
 }
 
@@ -213,25 +223,24 @@ const hybridSearches = 4
 // English question's Chinese words are not searched so: read from a
 // Chinese-English dictionary backwards, they are too many and too loose
 // a gloss ("kind" gives 惠, 淑 and 类).
-func (or *offlineRun) otherLanguage(ctx context.Context) ([]queryapi.Evidence, error) {
+func (or *offlineRun) otherLanguage(ctx context.Context) (hits, gloss []queryapi.Evidence, err error) {
 	alt := or.rel.altQuery()
 	page, err := or.r.lexical(ctx, queryapi.LexicalParams{QueryText: alt, Match: "any", Filter: or.filter(), PageSize: or.skill.Params.Limits.Candidates})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	hits := queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8})
+	hits = queryapi.Fuse(queryapi.Weighted{Hits: page.Hits, Weight: 0.8})
 	if !or.rel.zh || or.skill.Params.Stop.GlossWeight == 0 {
-		return hits, nil
+		return hits, nil, nil
 	}
 	sem, err := or.r.semantic(ctx, queryapi.SemanticParams{QueryText: alt, Filter: or.filter(), TopK: or.skill.Params.Limits.Candidates})
 	switch {
 	case errors.Is(err, errToolBudget) || errors.Is(err, queryapi.ErrSemanticUnavailable):
-		return hits, nil // the words' hits stand without it
+		return hits, nil, nil // the words' hits stand without it
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	}
-	or.r.glossed(sem.Hits)
-	return hits, nil
+	return hits, sem.Hits, nil
 }
 
 // again runs the broad searches again when the window or the role
@@ -244,11 +253,12 @@ func (or *offlineRun) again(ctx context.Context) error {
 	if or.rel.altQuery() == "" {
 		return nil
 	}
-	hits, err := or.otherLanguage(ctx)
+	hits, gloss, err := or.otherLanguage(ctx)
 	if err != nil {
 		return err
 	}
 	or.r.remember(hits)
+	or.r.glossed(gloss)
 	return nil
 }
 
@@ -276,7 +286,15 @@ func (or *offlineRun) planSearches() {
 	// that stops early leaves it out) cost the cross-lingual suite's tune
 	// half a case: README, "Chinese and English in one memory".
 	if or.rel.altQuery() != "" {
-		or.plan = append(or.plan, action{name: "search in the other language", fetch: or.otherLanguage})
+		var gloss []queryapi.Evidence // written by the fetch, read after it (prefetch's channel orders them)
+		or.plan = append(or.plan, action{name: "search in the other language",
+			fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
+				hits, g, err := or.otherLanguage(ctx)
+				gloss = g
+				return hits, err
+			},
+			after: func() { or.r.glossed(gloss) },
+		})
 	}
 	if len(o.phrases) > 0 || len(o.names) > 0 {
 		or.plan = append(or.plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
@@ -719,27 +737,21 @@ func (c counted) Neighbors(ctx context.Context, p queryapi.NeighborsParams) (que
 
 // similar records the raw similarity of semantic hits on their candidates
 // (remembered by the same round).
-func (r *run) similar(hits []queryapi.Evidence) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.sims == nil {
-		r.sims = make(map[string]float64)
-	}
-	for _, h := range hits {
-		r.sims[h.MessageID] = max(r.sims[h.MessageID], h.Score)
-	}
-}
+func (r *run) similar(hits []queryapi.Evidence) { r.keepBest(&r.sims, hits) }
 
 // glossed keeps the raw similarity of each hit of the search by the
 // question's meaning in the other language (offlineRun.otherLanguage).
-func (r *run) glossed(hits []queryapi.Evidence) {
+func (r *run) glossed(hits []queryapi.Evidence) { r.keepBest(&r.gloss, hits) }
+
+// keepBest records each hit's score in *m, the best one per message.
+func (r *run) keepBest(m *map[string]float64, hits []queryapi.Evidence) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.gloss == nil {
-		r.gloss = make(map[string]float64)
+	if *m == nil {
+		*m = make(map[string]float64)
 	}
 	for _, h := range hits {
-		r.gloss[h.MessageID] = max(r.gloss[h.MessageID], h.Score)
+		(*m)[h.MessageID] = max((*m)[h.MessageID], h.Score)
 	}
 }
 

@@ -105,16 +105,7 @@ func TestGlossRanksEnglishAnswers(t *testing.T) {
 		{"gloss_weight: 1", "m1"},
 		{"gloss_weight: 0", "m2"},
 	} {
-		sk, err := skillWith(t, "gloss_weight: 1", tc.weight)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := agent.New(serviceWith(t, "tg:7", msgs), sk, agent.WithDictionary(agent.MiniDictionary(t)))
-		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "我晚饭以后喝咖啡吗？",
-			Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := recallBilingual(t, "gloss_weight: 1", tc.weight, msgs, "我晚饭以后喝咖啡吗？", now)
 		if cited := citedIDs(resp); len(cited) == 0 || cited[0] != tc.first {
 			t.Errorf("%s: cited %v, want %s first (notes %q)", tc.weight, cited, tc.first, resp.Limits.Notes)
 		}
@@ -175,19 +166,26 @@ func TestGlossSupport(t *testing.T) {
 		{"gloss_similarity: 0.05", "m1"},
 		{"gloss_similarity: 0", ""},
 	} {
-		sk, err := skillWith(t, "gloss_similarity: 0.25", tc.params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := agent.New(serviceWith(t, "tg:7", msgs), sk, agent.WithDictionary(agent.MiniDictionary(t)))
-		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "我平时怎么骑自行车的？",
-			Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := recallBilingual(t, "gloss_similarity: 0.25", tc.params, msgs, "我平时怎么骑自行车的？", now)
 		cited := citedIDs(resp)
 		if tc.want == "" && len(cited) > 0 || tc.want != "" && !slices.Contains(cited, tc.want) {
 			t.Errorf("%s: %s, cited %v, want %q (notes %q)", tc.params, resp.Limits.StopReason, cited, tc.want, resp.Limits.Notes)
 		}
 	}
+}
+
+// recallBilingual asks question of tg:7's msgs at now, with the test
+// dictionary and the recall skill's parameters with from replaced by to.
+func recallBilingual(t *testing.T, from, to string, msgs []storage.Message, question string, now time.Time) *agent.Response {
+	t.Helper()
+	sk, err := skillWith(t, from, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(serviceWith(t, "tg:7", msgs), sk, agent.WithDictionary(agent.MiniDictionary(t)))
+	resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: question, Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
