@@ -740,8 +740,18 @@ func (c counted) Neighbors(ctx context.Context, p queryapi.NeighborsParams) (que
 func (r *run) similar(hits []queryapi.Evidence) { r.keepBest(&r.sims, hits) }
 
 // glossed keeps the raw similarity of each hit of the search by the
-// question's meaning in the other language (offlineRun.otherLanguage).
-func (r *run) glossed(hits []queryapi.Evidence) { r.keepBest(&r.gloss, hits) }
+// question's meaning in the other language (offlineRun.otherLanguage),
+// and which message is the best so far (the smallest id of equals).
+func (r *run) glossed(hits []queryapi.Evidence) {
+	r.keepBest(&r.gloss, hits)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, v := range r.gloss {
+		if v > r.glossTop || v == r.glossTop && id < r.glossTopID {
+			r.glossTop, r.glossTopID = v, id
+		}
+	}
+}
 
 // keepBest records each hit's score in *m, the best one per message.
 func (r *run) keepBest(m *map[string]float64, hits []queryapi.Evidence) {
@@ -791,16 +801,7 @@ const glossPopulation = 10
 // more, among glossPopulation messages at least: the nearest of a handful
 // (a week's few messages) is no evidence.
 func (r *run) glossBest(id string, floor float64) bool {
-	g, ok := r.gloss[id]
-	if !ok || g < floor || len(r.gloss) < glossPopulation {
-		return false
-	}
-	for other, v := range r.gloss {
-		if v > g || v == g && other < id {
-			return false
-		}
-	}
-	return true
+	return id == r.glossTopID && r.glossTop >= floor && len(r.gloss) >= glossPopulation
 }
 
 // minSupport is the support the run's question needs (stop.min_support,
@@ -825,10 +826,6 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 	}
 	st := r.skill.Params.Stop
 	idf := r.questionIDF(rel)
-	topGloss := 0.0
-	for _, g := range r.gloss {
-		topGloss = max(topGloss, g)
-	}
 	var out []*candidate
 	for _, c := range r.seen {
 		if !r.inScope(c) || c.score < st.Relevance*top {
@@ -872,7 +869,7 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		// near it came to the question's meaning read in that language: the
 		// fused score sees it through one part of the embedder only.
 		if len(r.gloss) > 0 && !hasHan(c.ev.Content) {
-			c.rank += st.GlossWeight * r.gloss[c.ev.MessageID] / max(topGloss, 1e-9)
+			c.rank += st.GlossWeight * r.gloss[c.ev.MessageID] / max(r.glossTop, 1e-9)
 		}
 		out = append(out, c)
 	}

@@ -96,6 +96,8 @@ type run struct {
 	seen        map[string]*candidate
 	sims        map[string]float64 // best raw cosine similarity to the question, per message (guarded by mu)
 	gloss       map[string]float64 // raw similarity to the question's meaning in the other language (guarded by mu)
+	glossTop    float64            // the best of gloss, and its message (run.glossed)
+	glossTopID  string
 	idf         map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
 	idfSeen     int                // len(seen) when idf was computed
 	steps       []TraceStep
