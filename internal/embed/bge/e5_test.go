@@ -56,7 +56,7 @@ func TestArchitecture(t *testing.T) {
 	}{
 		{"bge-small-zh", mustEncoder, arch{hidden: 512, heads: 8, headDim: 64, ffn: 2048, scale: 8}, 4, PoolCLS, Name},
 		{"e5-small-v2", mustE5, arch{hidden: 384, heads: 12, headDim: 32, ffn: 1536, scale: 5.656854}, 12, PoolMean, "e5-small-v2-384"},
-		{"multilingual-e5-small", mustME5, arch{hidden: 384, heads: 12, headDim: 32, ffn: 1536, scale: 5.656854}, 12, PoolMean, "multilingual-e5-small-384"},
+		{"multilingual-e5-small", mustME5, arch{hidden: 384, heads: 12, headDim: 32, ffn: 1536, scale: 5.656854}, 12, PoolMean, "multilingual-e5-small-c" + shaHex(me5CentersJSON)[:8] + "-384"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

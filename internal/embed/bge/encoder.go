@@ -62,6 +62,9 @@ func LoadEncoder(dir string, opt EncoderOptions) (*Encoder, error) {
 // bge-small-zh-v1.5 turns capitalised words into [UNK].
 func NewEncoder(m *Model, opt EncoderOptions) *Encoder {
 	e := &Encoder{m: m, name: m.spec.Name + "-" + strconv.Itoa(m.Dim()), workers: opt.Workers}
+	if m.centers != nil {
+		e.name = m.spec.Name + "-c" + m.centers.id + "-" + strconv.Itoa(m.Dim())
+	}
 	if e.workers <= 0 {
 		e.workers = runtime.GOMAXPROCS(0)
 	}
@@ -141,6 +144,9 @@ func (e *Encoder) embed(text string, threads int) []float32 {
 		return v
 	}
 	v = e.m.embedIDs(e.m.tok.Encode(text), threads)
+	if e.m.centers != nil {
+		e.m.centers.apply(v, text)
+	}
 	e.cache.Put(key, v)
 	return v
 }

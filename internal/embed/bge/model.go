@@ -171,8 +171,11 @@ type Model struct {
 	layers    []layer
 	vocabSize int
 	unk       int32 // the id of an id outside the vocabulary
-	threads   int
-	scratch   sync.Pool // of *scratch, sized for arch
+	// centers, when set, are subtracted from the Encoder's vectors
+	// (multilingual-e5-small: Centers).
+	centers *Centers
+	threads int
+	scratch sync.Pool // of *scratch, sized for arch
 }
 
 // TokenEncoder turns a text into the ids a Model reads: the text between

