@@ -81,7 +81,18 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 				zh = enc
 			}
 		}
-		c, err := embed.NewSentenceComposite(en, zh, embed.NewHashing(cfg.Dim), cfg.UseWeight, cfg.ZhWeight)
+		var ml embed.SentenceEncoder
+		if cfg.MultilingualWeight > 0 {
+			enc, err := bge.LoadEncoder(cfg.MultilingualModelDir, bge.EncoderOptions{})
+			if err != nil {
+				fallback = strings.TrimPrefix(fallback+"; "+fmt.Sprintf("multilingual-e5-small not loaded, no search across languages by meaning: %v (run scripts/fetch-me5.sh)", err), "; ")
+				log.Warn("embedder: multilingual-e5-small not loaded; the composite runs without its multilingual part",
+					"model_dir", cfg.MultilingualModelDir, "err", err, "fix", "scripts/fetch-me5.sh (make setup), then recalld reindex")
+			} else {
+				ml = enc
+			}
+		}
+		c, err := embed.NewMultilingualComposite(en, zh, ml, embed.NewHashing(cfg.Dim), cfg.UseWeight, cfg.ZhWeight, cfg.MultilingualWeight)
 		if err != nil {
 			return nil, "", err
 		}

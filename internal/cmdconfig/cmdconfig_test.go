@@ -76,3 +76,32 @@ func TestNewEmbedderE5(t *testing.T) {
 		t.Errorf("embedder %q (fallback %q), want e5-small-v2-384-latin with hashing", emb.Name(), fallback)
 	}
 }
+
+// TestNewEmbedderMultilingual: a positive multilingual_weight puts
+// multilingual-e5-small (centered) last in the composite when its file is
+// installed, and says why it is left out when not.
+func TestNewEmbedderMultilingual(t *testing.T) {
+	for _, f := range []string{"../../models/use-lite/model.json", "../../models/multilingual-e5-small/e5-small-q4.bin"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("%s not installed (make setup)", f)
+		}
+	}
+	cfg := config.DefaultConfig().Embedder
+	cfg.ModelDir, cfg.ZhWeight, cfg.MultilingualWeight = "../../models/use-lite", 0, 0.2
+	cfg.MultilingualModelDir = "../../models/multilingual-e5-small"
+	emb, fallback, err := NewEmbedder(t.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(emb.Name(), "+multilingual-e5-small-c") || !strings.HasSuffix(emb.Name(), "-w40-20") || fallback != "" {
+		t.Errorf("embedder %q (fallback %q), want USE-Lite, multilingual-e5-small and hashing at 40/20", emb.Name(), fallback)
+	}
+	cfg.MultilingualModelDir = t.TempDir()
+	emb, fallback, err = NewEmbedder(t.Context(), cfg, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(emb.Name(), "multilingual") || !strings.Contains(fallback, "multilingual-e5-small not loaded") {
+		t.Errorf("embedder %q (fallback %q), want it without the multilingual part, saying so", emb.Name(), fallback)
+	}
+}

@@ -118,6 +118,13 @@ type EmbedderConfig struct {
 	// without it and says so (/healthz embedder_fallback).
 	ZhWeight   float64 `toml:"zh_weight"`
 	ZhModelDir string  `toml:"zh_model_dir"`
+	// MultilingualWeight is the share given to multilingual-e5-small
+	// (Chinese and English in one space; 0 ≤ w < 1, 0 leaves it out),
+	// whose part alone the agent's search in the other language reads.
+	// Without readable files in MultilingualModelDir the composite runs
+	// without it and says so.
+	MultilingualWeight   float64 `toml:"multilingual_weight"`
+	MultilingualModelDir string  `toml:"multilingual_model_dir"`
 	// UseWeight splits the rest between the English sentence model (this
 	// share of it, 0 < w < 1) and the hashing part: it gets
 	// (1−ZhWeight)·UseWeight.
@@ -158,7 +165,8 @@ func DefaultConfig() Config {
 		ShutdownTimeout: Duration{30 * time.Second},
 		PerUserInflight: 4,
 		Embedder: EmbedderConfig{Kind: "use", ModelDir: "models/use-lite", UseWeight: embed.DefaultMeaningWeight,
-			ZhModelDir: "models/bge-small-zh", ZhWeight: embed.DefaultZhWeight, EnModel: "use-lite", E5ModelDir: "models/e5-small-v2",
+			ZhModelDir: "models/bge-small-zh", ZhWeight: embed.DefaultZhWeight,
+			MultilingualModelDir: "models/multilingual-e5-small", MultilingualWeight: embed.DefaultMultilingualWeight, EnModel: "use-lite", E5ModelDir: "models/e5-small-v2",
 			Retry: Duration{30 * time.Second}},
 		DictionaryDir: "models/cc-cedict",
 		Cognitive:     defaultCognitive(),
@@ -216,6 +224,8 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&cfg.Embedder.EnModel, "embedder-en-model", cfg.Embedder.EnModel, "English sentence model for embedder use: use-lite or e5 (env RECALLD_EMBEDDER_EN_MODEL)")
 	fs.StringVar(&cfg.Embedder.E5ModelDir, "embedder-e5-model-dir", cfg.Embedder.E5ModelDir, "e5-small-v2 model files for -embedder-en-model e5 (env RECALLD_EMBEDDER_E5_MODEL_DIR)")
 	fs.Float64Var(&cfg.Embedder.ZhWeight, "embedder-zh-weight", cfg.Embedder.ZhWeight, "share of the similarity from bge-small-zh, 0 = off (env RECALLD_EMBEDDER_ZH_WEIGHT)")
+	fs.StringVar(&cfg.Embedder.MultilingualModelDir, "embedder-multilingual-model-dir", cfg.Embedder.MultilingualModelDir, "multilingual-e5-small model file for embedder use (env RECALLD_EMBEDDER_MULTILINGUAL_MODEL_DIR)")
+	fs.Float64Var(&cfg.Embedder.MultilingualWeight, "embedder-multilingual-weight", cfg.Embedder.MultilingualWeight, "share of the similarity from multilingual-e5-small, 0 = off (env RECALLD_EMBEDDER_MULTILINGUAL_WEIGHT)")
 	fs.StringVar(&cfg.DictionaryDir, "dictionary-dir", cfg.DictionaryDir, "CC-CEDICT files, for matching Chinese and English words (env RECALLD_DICTIONARY_DIR)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
@@ -325,6 +335,8 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_EMBEDDER_ZH_MODEL_DIR", &cfg.Embedder.ZhModelDir)
 	flt("RECALLD_EMBEDDER_USE_WEIGHT", &cfg.Embedder.UseWeight)
 	flt("RECALLD_EMBEDDER_ZH_WEIGHT", &cfg.Embedder.ZhWeight)
+	str("RECALLD_EMBEDDER_MULTILINGUAL_MODEL_DIR", &cfg.Embedder.MultilingualModelDir)
+	flt("RECALLD_EMBEDDER_MULTILINGUAL_WEIGHT", &cfg.Embedder.MultilingualWeight)
 	str("RECALLD_EMBEDDER_EN_MODEL", &cfg.Embedder.EnModel)
 	str("RECALLD_EMBEDDER_E5_MODEL_DIR", &cfg.Embedder.E5ModelDir)
 	str("RECALLD_DICTIONARY_DIR", &cfg.DictionaryDir)
@@ -395,6 +407,9 @@ func (c Config) Validate() error {
 		}
 		if c.Embedder.Kind == "use" && !(c.Embedder.ZhWeight >= 0 && c.Embedder.ZhWeight < 1) {
 			errs = append(errs, fmt.Errorf("embedder.zh_weight %v: want 0 (off) or a value below 1", c.Embedder.ZhWeight))
+		}
+		if c.Embedder.Kind == "use" && !(c.Embedder.MultilingualWeight >= 0 && c.Embedder.ZhWeight+c.Embedder.MultilingualWeight < 1) {
+			errs = append(errs, fmt.Errorf("embedder.multilingual_weight %v: want 0 (off) or a value that leaves zh_weight and it below 1", c.Embedder.MultilingualWeight))
 		}
 		if c.Embedder.Dim != 0 && (c.Embedder.Dim < 64 || c.Embedder.Dim > 8192) {
 			errs = append(errs, fmt.Errorf("embedder.dim %d: the hashing embedder takes 64..8192", c.Embedder.Dim))

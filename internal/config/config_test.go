@@ -92,6 +92,7 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"short key", nil, map[string]string{"RECALLD_API_KEYS": "short"}, "at least 16"},
 		{"bad embedder", []string{"-embedder", "magic"}, nil, "want use, hash or openai"},
 		{"openai without model", []string{"-embedder", "openai"}, nil, "model is required"},
+		{"multilingual and zh weights sum to 1", []string{"-embedder-multilingual-weight", "0.65"}, nil, "multilingual_weight"},
 		{"use weight out of range", []string{"-config", writeFile(t, "w.toml", "[embedder]\nuse_weight = 1.5\n")}, nil, "use_weight"},
 		{"bad level", []string{"-log-level", "loud"}, nil, "log_level"},
 		{"negative mmap", nil, map[string]string{"RECALLD_SQLITE_MMAP_MB": "-1"}, "sqlite_mmap_mb"},

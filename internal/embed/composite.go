@@ -19,6 +19,11 @@ const DefaultMeaningWeight = 0.5
 // tune halves of the own suites and LoCoMo (README, "Embedders").
 const DefaultZhWeight = 0.35
 
+// DefaultMultilingualWeight is the share of the default composite's
+// cosine that comes from multilingual-e5-small when it is installed
+// (0: left out).
+const DefaultMultilingualWeight = 0.0
+
 // SentenceEncoder is a local model that gives one unit vector per text, such
 // as uselite.Encoder. Its single-text form cannot fail: it is computation,
 // not a call over the network.
@@ -117,10 +122,31 @@ func NewCompositeParts(parts []Part, lexical *Hashing) (*Composite, error) {
 // is NewComposite(use, lexical, useWeight), the composite before bge, whose
 // stores open as they are.
 func NewSentenceComposite(use, zh SentenceEncoder, lexical *Hashing, useWeight, zhWeight float64) (*Composite, error) {
+	return NewMultilingualComposite(use, zh, nil, lexical, useWeight, zhWeight, 0)
+}
+
+// NewMultilingualComposite is NewSentenceComposite with, when ml is not
+// nil, a multilingual part ml (multilingual-e5-small) taking mlWeight of
+// the cosine; use and lexical split what zh and ml leave by useWeight.
+// Without ml it is NewSentenceComposite, whose stores open as they are.
+func NewMultilingualComposite(use, zh, ml SentenceEncoder, lexical *Hashing, useWeight, zhWeight, mlWeight float64) (*Composite, error) {
+	if ml == nil {
+		mlWeight = 0
+	}
 	if zh == nil {
+		zhWeight = 0
+	}
+	if zh == nil && ml == nil {
 		return NewComposite(use, lexical, useWeight)
 	}
-	return NewCompositeParts([]Part{{Encoder: use, Weight: (1 - zhWeight) * useWeight}, {Encoder: zh, Weight: zhWeight}}, lexical)
+	parts := []Part{{Encoder: use, Weight: (1 - zhWeight - mlWeight) * useWeight}}
+	if zh != nil {
+		parts = append(parts, Part{Encoder: zh, Weight: zhWeight})
+	}
+	if ml != nil {
+		parts = append(parts, Part{Encoder: ml, Weight: mlWeight})
+	}
+	return NewCompositeParts(parts, lexical)
 }
 
 // Name is "<meaning>+<hashing>-w<percent>", e.g.

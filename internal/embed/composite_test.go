@@ -190,3 +190,41 @@ func TestCompositeParts(t *testing.T) {
 		}
 	}
 }
+
+// TestMultilingualComposite: the multilingual part comes last with its
+// share, use and hashing split the rest; without it (or without zh) the
+// composite is the one before, named as before.
+func TestMultilingualComposite(t *testing.T) {
+	use := &fakeEncoder{vecs: map[string][]float32{}}
+	zh := &queryFake{fakeEncoder: fakeEncoder{vecs: map[string][]float32{}}}
+	ml := &fakeEncoder{vecs: map[string][]float32{}}
+	h := NewHashing(64)
+	tests := []struct {
+		name    string
+		zh, ml  SentenceEncoder
+		want    string
+		wantDim int
+	}{
+		{"all three", zh, ml, "fake-3+qfake-3+fake-3+hash-ngram-v1-64-w23-35-20", 73},
+		{"no multilingual", zh, nil, "fake-3+qfake-3+hash-ngram-v1-64-w33-35", 70},
+		{"no zh", nil, ml, "fake-3+fake-3+hash-ngram-v1-64-w40-20", 70},
+		{"neither", nil, nil, "fake-3+hash-ngram-v1-64-w50", 67},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewMultilingualComposite(use, tt.zh, tt.ml, h, 0.5, 0.35, 0.2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Name() != tt.want || c.Dim() != tt.wantDim {
+				t.Errorf("Name, Dim = %q, %d; want %q, %d", c.Name(), c.Dim(), tt.want, tt.wantDim)
+			}
+			if tt.ml == nil {
+				old, _ := NewSentenceComposite(use, tt.zh, h, 0.5, 0.35)
+				if old.Name() != c.Name() {
+					t.Errorf("without the multilingual part %q, NewSentenceComposite %q", c.Name(), old.Name())
+				}
+			}
+		})
+	}
+}
