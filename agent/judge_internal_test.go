@@ -504,3 +504,25 @@ func TestAsksOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedAnchors: the names a yes/no question asks about, without the
+// speakers; none for another question or an inference.
+func TestAskedAnchors(t *testing.T) {
+	speakers := map[string]bool{"caroline": true}
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"Did I go skiing in Hokkaido this year?", []string{"hokkaido"}},
+		{"Am I moving to Singapore for a nursing job?", []string{"singapore"}},
+		{"Did Caroline go to Paris?", []string{"paris"}},
+		{"Would Caroline likely enjoy Vivaldi?", nil},
+		{"Where did I go skiing in Hokkaido?", nil},
+		{"Did I go skiing this year?", nil},
+	} {
+		o := observation{names: names(tc.q)}
+		if got := askedAnchors(tc.q, o, speakers); !slices.Equal(got, tc.want) {
+			t.Errorf("askedAnchors(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+}

@@ -661,6 +661,15 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 || partly(c) },
 			"names no "+kind+", the question asks for one")
 	}
+	// A question whether something is so about a thing it names ("Did I
+	// go skiing in Hokkaido this year?", "Am I moving to Singapore?") is
+	// borne out only by a message that names it, in either language: a
+	// message about skiing somewhere else, or about Singapore by another
+	// member, says nothing of it.
+	if anchors := askedAnchors(r.question, o, speakers); len(anchors) > 0 {
+		kept = r.keepOnly(kept, func(c *candidate) bool { return namesAnchor(c.ev.Content, anchors, rel.alts) },
+			"does not name "+strings.Join(anchors, ", ")+", which the question asks about")
+	}
 	// A question about one of the user's people ("我弟弟在哪里上班？") is
 	// answered by messages that mention someone of that group.
 	if o.relation != "" {
@@ -1184,4 +1193,41 @@ func lowerAll(ss []string) []string {
 		out[i] = strings.ToLower(s)
 	}
 	return out
+}
+
+// askedAnchors returns the names a yes/no question asks about (o.names
+// without the speakers of the history, lower-cased), or nothing for
+// another question or one that asks what would likely be ("Would Caroline
+// likely enjoy Vivaldi?": an inference, which no message need name).
+func askedAnchors(q string, o observation, speakers map[string]bool) []string {
+	if !yesNo(q) || inferenceQuestion.MatchString(strings.ToLower(strings.TrimSpace(q))) {
+		return nil
+	}
+	var out []string
+	for _, n := range lowerAll(o.names) {
+		if !speakers[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// inferenceQuestion matches a question that asks what would or could be.
+var inferenceQuestion = regexp.MustCompile(`^(would|could|should|might)\b`)
+
+// namesAnchor reports whether text names one of anchors (lower case), or
+// one of its words in the other language (alts).
+func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
+	lower := strings.ToLower(text)
+	for _, a := range anchors {
+		if containsWord(lower, a) {
+			return true
+		}
+		for _, t := range alts[a] {
+			if containsWord(lower, strings.ToLower(t)) {
+				return true
+			}
+		}
+	}
+	return false
 }

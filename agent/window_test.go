@@ -3,6 +3,7 @@ package agent_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,4 +189,34 @@ func recallBilingual(t *testing.T, from, to string, msgs []storage.Message, ques
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// TestYesNoNamesItsThing: a question whether something is so about a
+// thing it names is borne out only by a message that names it: skiing in
+// the Alps says nothing of Hokkaido, and another member's Hokkaido trip is
+// theirs. A message that names it is cited.
+func TestYesNoNamesItsThing(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msg := func(id, sender string, days int, content string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: sender, ConversationID: "g1", GroupID: "g1", CreatedAt: now.AddDate(0, 0, -days), Content: content}
+	}
+	base := []storage.Message{
+		msg("m1", "7", 90, "went skiing in the Alps in February, legs still sore"),
+		msg("m2", "7", 80, "ski trip photos are finally sorted, so many wipeouts"),
+		msg("m3", "8", 40, "going skiing in Hokkaido next month, anyone want to come?"),
+		msg("m4", "7", 30, "the new espresso machine at the office is loud"),
+	}
+	const question = "Did I go skiing in Hokkaido this year?"
+	resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", base, question, now)
+	if cited := citedIDs(resp); len(cited) > 0 {
+		t.Errorf("cited %v, want none (notes %q)", cited, resp.Limits.Notes)
+	}
+	if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "does not name hokkaido") }) {
+		t.Errorf("notes %q, want one setting aside a message that does not name Hokkaido", resp.Limits.Notes)
+	}
+	named := append(slices.Clone(base), msg("m5", "7", 20, "skiing in Hokkaido was unreal, the powder in Niseko!"))
+	resp = recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", named, question, now)
+	if cited := citedIDs(resp); !slices.Contains(cited, "m5") || slices.Contains(cited, "m1") {
+		t.Errorf("cited %v, want m5 and not m1 (notes %q)", cited, resp.Limits.Notes)
+	}
 }
