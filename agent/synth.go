@@ -1215,17 +1215,23 @@ func askedAnchors(q string, o observation, speakers map[string]bool) []string {
 // inferenceQuestion matches a question that asks what would or could be.
 var inferenceQuestion = regexp.MustCompile(`^(would|could|should|might)\b`)
 
-// namesAnchor reports whether text names one of anchors (lower case), or
-// one of its words in the other language (alts).
+// namesAnchor reports whether a sentence of text that is no question
+// names one of anchors (lower case), or one of its words in the other
+// language (alts): "你说护士去新加坡工作靠谱吗？" only asks about Singapore.
 func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
-	lower := strings.ToLower(text)
-	for _, a := range anchors {
-		if containsWord(lower, a) {
-			return true
+	for _, sent := range sentences(text) {
+		if isQuestionText(sent) {
+			continue
 		}
-		for _, t := range alts[a] {
-			if containsWord(lower, strings.ToLower(t)) {
+		lower := strings.ToLower(sent)
+		for _, a := range anchors {
+			if containsWord(lower, a) {
 				return true
+			}
+			for _, t := range alts[a] {
+				if containsWord(lower, strings.ToLower(t)) {
+					return true
+				}
 			}
 		}
 	}

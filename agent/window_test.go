@@ -214,6 +214,12 @@ func TestYesNoNamesItsThing(t *testing.T) {
 	if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "does not name hokkaido") }) {
 		t.Errorf("notes %q, want one setting aside a message that does not name Hokkaido", resp.Limits.Notes)
 	}
+	// Asking about it names it only in a question.
+	asked := append(slices.Clone(base), msg("m6", "7", 25, "should I go skiing in Hokkaido next winter? heard the powder is unreal"))
+	resp = recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", asked, question, now)
+	if cited := citedIDs(resp); len(cited) > 0 {
+		t.Errorf("asked only: cited %v, want none (notes %q)", cited, resp.Limits.Notes)
+	}
 	named := append(slices.Clone(base), msg("m5", "7", 20, "skiing in Hokkaido was unreal, the powder in Niseko!"))
 	resp = recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", named, question, now)
 	if cited := citedIDs(resp); !slices.Contains(cited, "m5") || slices.Contains(cited, "m1") {
