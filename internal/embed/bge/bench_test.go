@@ -42,12 +42,17 @@ func BenchmarkChatLine(b *testing.B) {
 // Encoder (without its cache), one text a worker per CPU: indexing
 // throughput in lines/s.
 func BenchmarkEncoderLines(b *testing.B) {
+	benchLines(b, mustEncoder(b).m, zhLines())
+}
+
+// zhLines are 64 Chinese chat lines of 22 characters.
+func zhLines() []string {
 	base := []rune("昨天晚上和朋友去吃了火锅，太辣了，今天胃不舒服。下周我们打算去杭州玩两天，顺便看看西湖")
 	lines := make([]string, 64)
 	for i := range lines {
 		lines[i] = string(base[i%20 : i%20+22])
 	}
-	benchLines(b, mustEncoder(b).m, lines)
+	return lines
 }
 
 // benchLines embeds lines through an Encoder over m without its cache, so
@@ -108,10 +113,5 @@ func BenchmarkME5Query(b *testing.B) {
 // about 22 characters through the multilingual-e5-small Encoder (without
 // its cache), one text a worker per CPU: indexing throughput in lines/s.
 func BenchmarkME5EncoderLines(b *testing.B) {
-	base := []rune("昨天晚上和朋友去吃了火锅，太辣了，今天胃不舒服。下周我们打算去杭州玩两天，顺便看看西湖")
-	lines := make([]string, 64)
-	for i := range lines {
-		lines[i] = string(base[i%20 : i%20+22])
-	}
-	benchLines(b, mustME5(b).m, lines)
+	benchLines(b, mustME5(b).m, zhLines())
 }

@@ -16,25 +16,39 @@ import (
 // e5ModelDir is where `make setup` (scripts/fetch-e5.sh) puts e5-small-v2.
 const e5ModelDir = "../../../models/e5-small-v2"
 
-var (
-	e5Once   sync.Once
-	testE5   *Encoder
-	e5LoadEr error
-)
-
-// mustE5 returns an e5-small-v2 Encoder, loaded once per test binary, or
-// skips the test when the model files were never fetched.
-func mustE5(tb testing.TB) *Encoder {
-	tb.Helper()
-	if _, err := os.Stat(filepath.Join(e5ModelDir, E5ModelFile)); errors.Is(err, os.ErrNotExist) {
-		tb.Skipf("model files not found in %s: run scripts/fetch-e5.sh (make setup) to test e5-small-v2", e5ModelDir)
-	}
-	e5Once.Do(func() { testE5, e5LoadEr = LoadEncoder(e5ModelDir, EncoderOptions{}) })
-	if e5LoadEr != nil {
-		tb.Fatal(e5LoadEr)
-	}
-	return testE5
+// testEncoder is the Encoder of a model folder, loaded once per test
+// binary.
+type testEncoder struct {
+	dir, file, script string
+	opt               EncoderOptions
+	once              sync.Once
+	enc               *Encoder
+	err               error
 }
+
+// skip skips the test when the model files were never fetched.
+func (te *testEncoder) skip(tb testing.TB) {
+	tb.Helper()
+	if _, err := os.Stat(filepath.Join(te.dir, te.file)); errors.Is(err, os.ErrNotExist) {
+		tb.Skipf("model files not found in %s: run %s (make setup) to test it", te.dir, te.script)
+	}
+}
+
+// get returns the Encoder, or skips the test without the files.
+func (te *testEncoder) get(tb testing.TB) *Encoder {
+	tb.Helper()
+	te.skip(tb)
+	te.once.Do(func() { te.enc, te.err = LoadEncoder(te.dir, te.opt) })
+	if te.err != nil {
+		tb.Fatal(te.err)
+	}
+	return te.enc
+}
+
+var testE5 = &testEncoder{dir: e5ModelDir, file: E5ModelFile, script: "scripts/fetch-e5.sh"}
+
+// mustE5 returns the e5-small-v2 Encoder (testEncoder.get).
+func mustE5(tb testing.TB) *Encoder { return testE5.get(tb) }
 
 type e5Case struct {
 	Text   string    `json:"text"`

