@@ -28,11 +28,13 @@ func (b *offlineBrain) name() string { return "offline" }
 
 // action is one search round the offline brain may run: either run, or
 // fetch, whose hits the round remembers (do). A fetch may start early (see
-// prefetch).
+// prefetch); it searches in the window and role it is given, the run's
+// as they are when it starts (run.window changes as rounds reflect, and a
+// prefetch must not read it while they do).
 type action struct {
 	name  string
 	run   func(ctx context.Context) error
-	fetch func(ctx context.Context) ([]queryapi.Evidence, error)
+	fetch func(ctx context.Context, f queryapi.Filter) ([]queryapi.Evidence, error)
 	// after, when set, runs in the action's own round once its hits are
 	// in: what a prefetched fetch found besides hits takes effect there,
 	// not whenever the fetch happens to finish.
@@ -43,7 +45,7 @@ type action struct {
 // returns a with a run that waits for the hits and remembers them. The
 // fetch's tool calls are counted and traced when they run; pending tracks
 // the fetch, so that the brain does not return while it still runs.
-func (a action) prefetch(ctx context.Context, r *run, pending *sync.WaitGroup) action {
+func (a action) prefetch(ctx context.Context, r *run, f queryapi.Filter, pending *sync.WaitGroup) action {
 	type result struct {
 		hits []queryapi.Evidence
 		err  error
@@ -51,7 +53,7 @@ func (a action) prefetch(ctx context.Context, r *run, pending *sync.WaitGroup) a
 	done := make(chan result, 1)
 	fetch := a.fetch
 	pending.Go(func() {
-		hits, err := fetch(ctx)
+		hits, err := fetch(ctx, f)
 		done <- result{hits, err}
 	})
 	a.fetch = nil
@@ -77,7 +79,7 @@ func (a action) do(ctx context.Context, r *run) error {
 			return err
 		}
 	} else {
-		hits, err := a.fetch(ctx)
+		hits, err := a.fetch(ctx, r.window.filter(r.role))
 		if err != nil {
 			return err
 		}
@@ -223,9 +225,9 @@ const hybridSearches = 4
 // English question's Chinese words are not searched so: read from a
 // Chinese-English dictionary backwards, they are too many and too loose
 // a gloss ("kind" gives 惠, 淑 and 类).
-func (or *offlineRun) otherLanguage(ctx context.Context) (hits, gloss []queryapi.Evidence, err error) {
+func (or *offlineRun) otherLanguage(ctx context.Context, f queryapi.Filter) (hits, gloss []queryapi.Evidence, err error) {
 	alt := or.rel.altQuery()
-	page, err := or.r.lexical(ctx, queryapi.LexicalParams{QueryText: alt, Match: "any", Filter: or.filter(), PageSize: or.skill.Params.Limits.Candidates})
+	page, err := or.r.lexical(ctx, queryapi.LexicalParams{QueryText: alt, Match: "any", Filter: f, PageSize: or.skill.Params.Limits.Candidates})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -233,7 +235,7 @@ func (or *offlineRun) otherLanguage(ctx context.Context) (hits, gloss []queryapi
 	if !or.rel.zh || or.skill.Params.Stop.GlossWeight == 0 {
 		return hits, nil, nil
 	}
-	sem, err := or.r.semantic(ctx, queryapi.SemanticParams{QueryText: alt, Filter: or.filter(), TopK: or.skill.Params.Limits.Candidates})
+	sem, err := or.r.semantic(ctx, queryapi.SemanticParams{QueryText: alt, Filter: f, TopK: or.skill.Params.Limits.Candidates})
 	switch {
 	case errors.Is(err, errToolBudget) || errors.Is(err, queryapi.ErrSemanticUnavailable):
 		return hits, nil, nil // the words' hits stand without it
@@ -253,7 +255,7 @@ func (or *offlineRun) again(ctx context.Context) error {
 	if or.rel.altQuery() == "" {
 		return nil
 	}
-	hits, gloss, err := or.otherLanguage(ctx)
+	hits, gloss, err := or.otherLanguage(ctx, or.filter())
 	if err != nil {
 		return err
 	}
@@ -288,8 +290,8 @@ func (or *offlineRun) planSearches() {
 	if or.rel.altQuery() != "" {
 		var gloss []queryapi.Evidence // written by the fetch, read after it (prefetch's channel orders them)
 		or.plan = append(or.plan, action{name: "search in the other language",
-			fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
-				hits, g, err := or.otherLanguage(ctx)
+			fetch: func(ctx context.Context, f queryapi.Filter) ([]queryapi.Evidence, error) {
+				hits, g, err := or.otherLanguage(ctx, f)
 				gloss = g
 				return hits, err
 			},
@@ -297,17 +299,17 @@ func (or *offlineRun) planSearches() {
 		})
 	}
 	if len(o.phrases) > 0 || len(o.names) > 0 {
-		or.plan = append(or.plan, action{name: "exact anchors", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
+		or.plan = append(or.plan, action{name: "exact anchors", fetch: func(ctx context.Context, f queryapi.Filter) ([]queryapi.Evidence, error) {
 			var rankings []queryapi.Weighted
 			for _, ph := range o.phrases {
-				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: or.filter(), PageSize: p.Limits.Candidates})
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: `"` + ph + `"`, Filter: f, PageSize: p.Limits.Candidates})
 				if err != nil {
 					return nil, err
 				}
 				rankings = append(rankings, queryapi.Weighted{Hits: page.Hits, Weight: 1})
 			}
 			if len(o.names) > 0 {
-				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: or.filter(), PageSize: p.Limits.Candidates})
+				page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(o.names, " ") + " " + o.keywords, Match: "any", Contextual: true, Filter: f, PageSize: p.Limits.Candidates})
 				if err != nil {
 					return nil, err
 				}
@@ -317,9 +319,9 @@ func (or *offlineRun) planSearches() {
 		}})
 	}
 	if len(o.expansions) > 0 {
-		or.plan = append(or.plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context) ([]queryapi.Evidence, error) {
+		or.plan = append(or.plan, action{name: "rewrite with topic words", fetch: func(ctx context.Context, f queryapi.Filter) ([]queryapi.Evidence, error) {
 			query := strings.TrimSpace(o.keywords + " " + strings.Join(o.expansions, " "))
-			page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: query, Match: "any", Filter: or.filter(), PageSize: p.Limits.Candidates})
+			page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: query, Match: "any", Filter: f, PageSize: p.Limits.Candidates})
 			if err != nil {
 				return nil, err
 			}
@@ -340,7 +342,7 @@ func (or *offlineRun) search(ctx context.Context, pending *sync.WaitGroup) (stop
 		// fetch planned for it starts with the first and uses the core
 		// the first leaves idle.
 		if i == 0 && len(or.plan) > 1 && or.plan[1].fetch != nil {
-			or.plan[1] = or.plan[1].prefetch(ctx, or.r, pending)
+			or.plan[1] = or.plan[1].prefetch(ctx, or.r, or.filter(), pending)
 		}
 		if stop, err := or.round(ctx, i); stop != "" || err != nil {
 			return stop, err
