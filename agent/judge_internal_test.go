@@ -519,6 +519,8 @@ func TestAskedAnchors(t *testing.T) {
 		{"Would Caroline likely enjoy Vivaldi?", nil},
 		{"Where did I go skiing in Hokkaido?", nil},
 		{"Did I go skiing this year?", nil},
+		{"Talked to Anna for an hour. Did I go skiing in Hokkaido?", []string{"hokkaido"}},
+		{"Anna asked me. Would I like Hokkaido?", nil},
 	} {
 		o := observation{names: names(tc.q)}
 		if got := askedAnchors(tc.q, o, speakers); !slices.Equal(got, tc.want) {

@@ -1195,17 +1195,24 @@ func lowerAll(ss []string) []string {
 	return out
 }
 
-// askedAnchors returns the names a yes/no question asks about (o.names
-// without the speakers of the history, lower-cased), or nothing for
-// another question or one that asks what would likely be ("Would Caroline
-// likely enjoy Vivaldi?": an inference, which no message need name).
+// askedAnchors returns the names a yes/no question asks about: the names
+// of its last sentence (a preamble's are not asked about) that are among
+// o.names and not the history's speakers, lower-cased. Another question,
+// or one that asks what would likely be ("Would Caroline likely enjoy
+// Vivaldi?": an inference, which no message need name), has none.
 func askedAnchors(q string, o observation, speakers map[string]bool) []string {
-	if !yesNo(q) || inferenceQuestion.MatchString(strings.ToLower(strings.TrimSpace(q))) {
+	ss := sentences(q)
+	if !yesNo(q) || len(ss) == 0 {
 		return nil
 	}
+	last := strings.TrimSpace(ss[len(ss)-1])
+	if inferenceQuestion.MatchString(strings.ToLower(last)) {
+		return nil
+	}
+	asked := lowerAll(names(last))
 	var out []string
 	for _, n := range lowerAll(o.names) {
-		if !speakers[n] {
+		if !speakers[n] && slices.Contains(asked, n) {
 			out = append(out, n)
 		}
 	}
