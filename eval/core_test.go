@@ -19,9 +19,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code) with the hybrid ranking and the recall agent, and
-// holds them to coreFloors.
-func TestCoreSuite(t *testing.T) { coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4") }
+// blind to the code; chats5.json: Chinese-first bot chats, written blind)
+// with the hybrid ranking and the recall agent, and holds them to
+// coreFloors.
+func TestCoreSuite(t *testing.T) {
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5")
+}
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
 // and bge-small-zh with hashing, to the same floors on core.json (the
@@ -71,6 +74,11 @@ var coreFloors = []string{
 	// reaches cited .16 here with hashing, .21 with the default embedder.
 	"chats4/hybrid:recall@10>=0.3", "chats4/agent:cited_recall>=0.12", "chats4/agent:absent_correct>=0.7",
 	"chats4/agent:forbidden_rate<=0.15",
+	// chats5 (Chinese-first bot chats, written blind) reaches cited .24
+	// here with hashing, .27 with the default embedder: far under what its
+	// hybrid finds (R@10 .63 here, .72 with it).
+	"chats5/hybrid:recall@10>=0.55", "chats5/agent:cited_recall>=0.2", "chats5/agent:absent_correct>=0.6",
+	"chats5/agent:forbidden_rate<=0.2",
 	"leaks<=0",
 }
 
