@@ -528,3 +528,25 @@ func TestAskedAnchors(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesAfter: a pet name right after a relation word, not an adverb
+// or a kinship word.
+func TestNamesAfter(t *testing.T) {
+	child := []string{"女儿", "儿子", "娃"}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"女儿朵朵四岁 今天表演", []string{"朵朵"}},
+		{"儿子阿宝考了第一", []string{"阿宝"}},
+		{"女儿天天哭着要妈妈", nil},
+		{"儿子小学毕业了", nil},
+		{"女儿今天生日", nil},
+		{"儿子宝宝都睡了", nil},
+		{"my daughter Lily", nil},
+	} {
+		if got := namesAfter(tc.text, child); !slices.Equal(got, tc.want) {
+			t.Errorf("namesAfter(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

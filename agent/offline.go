@@ -828,6 +828,7 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 	}
 	st := r.skill.Params.Stop
 	idf := r.questionIDF(rel)
+	pet, asked := r.relationNames(o)
 	var out []*candidate
 	for _, c := range r.seen {
 		if !r.inScope(c) || c.score < st.Relevance*top {
@@ -843,6 +844,15 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 			ov = max(ov, st.MinOverlap)
 		}
 		c.support = r.support(rel, idf, c)
+		// A message that names one of the people the question asks about
+		// by relation ("我闺女对什么过敏？") by their name ("朵朵查出来对花生
+		// 过敏") bears out the relation's word as well.
+		if asked != "" && countHits(strings.ToLower(c.ev.Content), pet) > 0 {
+			ev := c.ev
+			ev.Content += " " + asked
+			c.support = max(c.support, rel.support(ev, idf, r.minSupport(rel)))
+			ov = max(ov, rel.overlap(ev))
+		}
 		// A message about a name a bearing hit gave (bridge) bears the
 		// question out as that hit does.
 		if c.via != nil && r.ownWords(rel, idf, c.via) {

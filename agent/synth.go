@@ -673,18 +673,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// A question about one of the user's people ("我弟弟在哪里上班？") is
 	// answered by messages that mention someone of that group.
 	if o.relation != "" {
-		group := p.Relations[o.relation].Words()
-		words := slices.Clone(group)
-		// A name given with the relation ("my partner Alex") names them too.
-		for _, c := range r.seen {
-			if countHits(strings.ToLower(c.ev.Content), group) > 0 {
-				for _, n := range names(c.ev.Content) {
-					if !slices.Contains(words, n) && !isStopWord(strings.ToLower(n)) {
-						words = append(words, n)
-					}
-				}
-			}
-		}
+		words := r.relationWords(o)
 		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 },
 			"does not mention the "+o.relation+" the question asks about")
 	}
@@ -1244,3 +1233,80 @@ func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
 	}
 	return false
 }
+
+// relationWords returns the words that name the people of the relation
+// the question asks about (o.relation): the relation's words, and the
+// names the history gives with them ("my partner Alex", "女儿朵朵"). It
+// reads r.seen, so its answer grows as the run finds messages.
+func (r *run) relationWords(o observation) []string {
+	group := r.skill.Params.Relations[o.relation].Words()
+	words := slices.Clone(group)
+	for _, c := range r.seen {
+		if countHits(strings.ToLower(c.ev.Content), group) > 0 {
+			for _, n := range append(names(c.ev.Content), namesAfter(c.ev.Content, group)...) {
+				if !slices.Contains(words, n) && !isStopWord(strings.ToLower(n)) {
+					words = append(words, n)
+				}
+			}
+		}
+	}
+	return words
+}
+
+// relationNames returns the names the history gives the people of the
+// relation the question asks about (relationWords without the relation's
+// own words), and the relation's words the question uses, space-separated
+// ("" when it names no relation or the history no name).
+func (r *run) relationNames(o observation) (names []string, asked string) {
+	if o.relation == "" {
+		return nil, ""
+	}
+	group := r.skill.Params.Relations[o.relation].Words()
+	names = r.relationWords(o)[len(group):]
+	if len(names) == 0 {
+		return nil, ""
+	}
+	lower := strings.ToLower(r.question)
+	var used []string
+	for _, w := range group {
+		if containsWord(lower, strings.ToLower(w)) {
+			used = append(used, w)
+		}
+	}
+	return names, strings.Join(used, " ")
+}
+
+// namesAfter returns the Chinese names put right after one of words, a
+// relation ("女儿朵朵四岁", "我老公阿明"): two Han characters that repeat
+// one (朵朵, 豆豆) or open with 阿 (阿明), as Chinese gives a child's or a
+// partner's pet name, unless they are an adverb said so (天天, 刚刚) or a
+// kinship word (宝宝, 妈妈). Other characters after a relation are words of
+// the sentence (女儿今天, 儿子小学).
+func namesAfter(text string, words []string) []string {
+	var out []string
+	for _, w := range words {
+		if !hasHan(w) {
+			continue
+		}
+		for rest := text; ; {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(w):]
+			rs := []rune(rest)
+			if len(rs) < 2 || !unicode.Is(unicode.Han, rs[0]) || !unicode.Is(unicode.Han, rs[1]) {
+				continue
+			}
+			n := string(rs[:2])
+			if (rs[0] == rs[1] || rs[0] == '阿' && rs[1] != '姨') && !strings.Contains(notPetNames, n) && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// notPetNames are the reduplicated words that follow a relation as words
+// of the sentence: adverbs ("女儿天天哭") and kinship words ("儿子宝宝").
+const notPetNames = "天天 刚刚 常常 慢慢 偷偷 好好 渐渐 悄悄 稍稍 仅仅 明明 往往 每每 统统 通通 乖乖 刚刚 宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 公公 婆婆 叔叔 伯伯 舅舅 姑姑 婶婶"

@@ -226,3 +226,34 @@ func TestYesNoNamesItsThing(t *testing.T) {
 		t.Errorf("cited %v, want m5 and not m1 (notes %q)", cited, resp.Limits.Notes)
 	}
 }
+
+// TestRelativeByName: a question about one of the user's people by
+// relation ("我闺女…") is borne out by a message about them by the name
+// the history gave with the relation ("女儿朵朵四岁"); without that
+// message the name is no one's and the message answers nothing.
+func TestRelativeByName(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msg := func(id string, days int, content string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -days), Content: content}
+	}
+	named := msg("m1", 120, "女儿朵朵四岁 今天幼儿园表演她演一棵树")
+	rest := []storage.Message{
+		msg("m2", 90, "朵朵查出来对花生过敏 以后零食都得看配料表"),
+		msg("m3", 60, "周末在家烤了个戚风 塌成饼了"),
+		msg("m4", 30, "年终奖只发了一个月 心凉半截"),
+	}
+	const question = "对了，我闺女对什么东西过敏来着？"
+	for _, tc := range []struct {
+		name string
+		msgs []storage.Message
+		want bool
+	}{
+		{"named with the relation", append([]storage.Message{named}, rest...), true},
+		{"never named", rest, false},
+	} {
+		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", tc.msgs, question, now)
+		if got := slices.Contains(citedIDs(resp), "m2"); got != tc.want {
+			t.Errorf("%s: cited %v, want m2 cited %v (notes %q)", tc.name, citedIDs(resp), tc.want, resp.Limits.Notes)
+		}
+	}
+}
