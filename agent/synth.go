@@ -1309,4 +1309,4 @@ func namesAfter(text string, words []string) []string {
 
 // notPetNames are the reduplicated words that follow a relation as words
 // of the sentence: adverbs ("女儿天天哭") and kinship words ("儿子宝宝").
-const notPetNames = "天天 刚刚 常常 慢慢 偷偷 好好 渐渐 悄悄 稍稍 仅仅 明明 往往 每每 统统 通通 乖乖 刚刚 宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 公公 婆婆 叔叔 伯伯 舅舅 姑姑 婶婶"
+const notPetNames = "天天 刚刚 常常 慢慢 偷偷 好好 渐渐 悄悄 稍稍 仅仅 明明 往往 每每 统统 通通 乖乖 宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 公公 婆婆 叔叔 伯伯 舅舅 姑姑 婶婶"

@@ -11,6 +11,12 @@ import (
 	"github.com/recalld/recalld/storage"
 )
 
+// userSaid is a private-chat message of tg:7's user (sender 7,
+// conversation c1), days before now.
+func userSaid(now time.Time, id string, days int, content string) storage.Message {
+	return storage.Message{ID: id, Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -days), Content: content}
+}
+
 // TestLooseWindow: a question with a loose time word (最近, recently) that
 // asks for what happened presupposes it did, so when nothing in the last
 // week bears it out the whole memory is searched; a yes/no question asks
@@ -18,10 +24,7 @@ import (
 // question with a tight one (这几天, this week).
 func TestLooseWindow(t *testing.T) {
 	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	ago := func(days int) time.Time { return now.AddDate(0, 0, -days) }
-	msg := func(id string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: ago(days), Content: content}
-	}
+	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
 	// "joined" is common here; what only the old message has is rare.
 	msgs := []storage.Message{
 		msg("f1", 24, "Last night I joined a fantasy literature forum and had a great talk about books"),
@@ -72,8 +75,7 @@ func TestHybridFitsToolBudget(t *testing.T) {
 		if i == 20 {
 			content = "my sister teaches piano at a music school in Leeds"
 		}
-		msgs = append(msgs, storage.Message{ID: fmt.Sprintf("m%02d", i), Role: "user", SenderID: "7", ConversationID: "c1",
-			CreatedAt: now.AddDate(0, 0, -60+i), Content: content})
+		msgs = append(msgs, userSaid(now, fmt.Sprintf("m%02d", i), 60-i, content))
 	}
 	resp, err := agent.New(serviceWith(t, "tg:7", msgs), sk).Recall(t.Context(), "tg:7", agent.Request{Question: "What does my sister teach?",
 		Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
@@ -94,10 +96,8 @@ func TestHybridFitsToolBudget(t *testing.T) {
 func TestGlossRanksEnglishAnswers(t *testing.T) {
 	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
 	msgs := []storage.Message{
-		{ID: "m1", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -30),
-			Content: "no coffee after dinner for me, supper is herbal tea now"},
-		{ID: "m2", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -20),
-			Content: "同事约我晚饭后去喝咖啡，公司楼下新开了一家"},
+		userSaid(now, "m1", 30, "no coffee after dinner for me, supper is herbal tea now"),
+		userSaid(now, "m2", 20, "同事约我晚饭后去喝咖啡，公司楼下新开了一家"),
 	}
 	for _, tc := range []struct {
 		weight string
@@ -148,17 +148,14 @@ func TestRelativeBesideTheNews(t *testing.T) {
 func TestGlossSupport(t *testing.T) {
 	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
 	msgs := []storage.Message{
-		{ID: "m1", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -30),
-			Content: "been biking to work every day since March, my knees love it"},
-		{ID: "m2", Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -20),
-			Content: "the new espresso machine at the office is loud"},
+		userSaid(now, "m1", 30, "been biking to work every day since March, my knees love it"),
+		userSaid(now, "m2", 20, "the new espresso machine at the office is loud"),
 		{ID: "m3", Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -20).Add(time.Minute),
 			Content: "Loud but worth it!"},
 	}
 	// The best of a handful of messages is no evidence: a memory of some.
 	for i := range 12 {
-		msgs = append(msgs, storage.Message{ID: fmt.Sprintf("f%02d", i), Role: "user", SenderID: "7", ConversationID: "c1",
-			CreatedAt: now.AddDate(0, 0, -60+i), Content: fmt.Sprintf("chat line %d about the weather and the weekend", i)})
+		msgs = append(msgs, userSaid(now, fmt.Sprintf("f%02d", i), 60-i, fmt.Sprintf("chat line %d about the weather and the weekend", i)))
 	}
 	for _, tc := range []struct {
 		params string
@@ -233,9 +230,7 @@ func TestYesNoNamesItsThing(t *testing.T) {
 // message the name is no one's and the message answers nothing.
 func TestRelativeByName(t *testing.T) {
 	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "user", SenderID: "7", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -days), Content: content}
-	}
+	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
 	named := msg("m1", 120, "女儿朵朵四岁 今天幼儿园表演她演一棵树")
 	rest := []storage.Message{
 		msg("m2", 90, "朵朵查出来对花生过敏 以后零食都得看配料表"),
