@@ -176,6 +176,9 @@ func (or *offlineRun) observe() {
 		}
 	}
 	rel.alts = translations(or.dict, r.question, rel.evidence)
+	if or.dict != nil {
+		rel.places = or.places()
+	}
 	if in, ok := p.Intents[o.intent]; ok && o.intentHits > 0 {
 		rel.kind = lowerAll(in.Words())
 	}
@@ -183,6 +186,24 @@ func (or *offlineRun) observe() {
 		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
 	}
 	or.o, or.rel = o, rel
+}
+
+// places reports whether a message names a place the dictionary knows
+// (bilingual.Dict.Places), remembering each message's answer: synthesis
+// asks of every candidate, more than once.
+func (or *offlineRun) places() func(content string) bool {
+	var mu sync.Mutex
+	seen := make(map[string]bool)
+	return func(content string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		named, ok := seen[content]
+		if !ok {
+			named = len(or.dict.Places(content)) > 0
+			seen[content] = named
+		}
+		return named
+	}
 }
 
 // filter is the window and role the search is in now.

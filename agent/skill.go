@@ -49,6 +49,10 @@ type Params struct {
 type Kind struct {
 	Ask     Lexicon `yaml:"ask"`
 	Lexicon `yaml:",inline"`
+	// Places: the places the bilingual dictionary knows name one too (深圳,
+	// 奈良, Bali); without a dictionary a kind with no words of its own
+	// sets nothing aside.
+	Places bool `yaml:"places"`
 }
 
 // RunLimits bound one recall.
@@ -308,7 +312,7 @@ func (p Params) validate() error {
 		}
 	}
 	for name, k := range p.Kinds {
-		if len(k.Ask.Words()) == 0 || len(k.Words()) == 0 {
+		if len(k.Ask.Words()) == 0 || len(k.Words()) == 0 && !k.Places {
 			errs = append(errs, fmt.Errorf("kinds.%s needs ask words and words that name one", name))
 		}
 	}

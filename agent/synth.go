@@ -165,6 +165,9 @@ type relevance struct {
 	alts    map[string][]string
 	names   []string
 	phrases []string
+	// places reports whether a message names a place (the dictionary's,
+	// bilingual.Dict.Places); nil without a dictionary.
+	places func(content string) bool
 }
 
 // idf weighs the question's key terms by how rarely they occur among the
@@ -657,9 +660,14 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// a message naming one ("我的车是什么颜色？" is not answered by "I drive a
 	// Tesla").
 	for _, kind := range o.kinds {
-		words := p.Kinds[kind].Words()
-		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 || partly(c) },
-			"names no "+kind+", the question asks for one")
+		k := p.Kinds[kind]
+		words := k.Words()
+		if len(words) == 0 && rel.places == nil {
+			continue // only the dictionary's places name one, and there is none
+		}
+		kept = r.keepOnly(kept, func(c *candidate) bool {
+			return countHits(strings.ToLower(c.ev.Content), words) > 0 || k.Places && rel.places != nil && rel.places(c.ev.Content) || partly(c)
+		}, "names no "+kind+", the question asks for one")
 	}
 	// A question whether something is so about a thing it names ("Did I
 	// go skiing in Hokkaido this year?", "Am I moving to Singapore?") is

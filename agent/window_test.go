@@ -252,3 +252,34 @@ func TestRelativeByName(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceKind: a question asking for a city by its kind ("我在哪个城市上
+// 班？") is answered by a message that names one ("下个月去深圳上班"), not by
+// one about the work that names none; with none named, nothing answers.
+func TestPlaceKind(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
+	city := msg("m1", 120, "offer来了 涨了四成 下个月去深圳上班 南山那边")
+	rest := []storage.Message{
+		msg("m2", 90, "新公司上班最烦的就是每周三九点早会 起不来"),
+		msg("m3", 60, "周末在家烤了个戚风 塌成饼了"),
+		msg("m4", 30, "年终奖只发了一个月 心凉半截"),
+	}
+	const question = "我在哪个城市上班来着？"
+	for _, tc := range []struct {
+		name string
+		msgs []storage.Message
+		want []string
+	}{
+		{"a city named", append([]storage.Message{city}, rest...), []string{"m1"}},
+		{"none named", rest, nil},
+	} {
+		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", tc.msgs, question, now)
+		if got := citedIDs(resp); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cited %v, want %v (notes %q)", tc.name, got, tc.want, resp.Limits.Notes)
+		}
+		if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "m2: names no place") }) {
+			t.Errorf("%s: notes %q, want m2 set aside for naming no place", tc.name, resp.Limits.Notes)
+		}
+	}
+}

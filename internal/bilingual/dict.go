@@ -43,8 +43,12 @@ type Dict struct {
 	// values are the words joined by sep. A map of slices of separate
 	// strings held the same words in 22 MB of small objects, which the GC
 	// target doubled in RSS.
-	english map[string]string // 猫 → cat
-	chinese map[string]string // cat → 猫
+	english map[string]string   // 猫 → cat
+	chinese map[string]string   // cat → 猫
+	places  map[string]struct{} // 深圳, 奈良, 日本: words that name a place (Place)
+	// placeNames are the English names of places, lower case (bali,
+	// new york, japan).
+	placeNames map[string]struct{}
 }
 
 // sep joins the words of one value.
@@ -93,6 +97,7 @@ func Parse(r io.Reader) (*Dict, error) {
 		rank int
 	}
 	chinese := make(map[string][]cand)
+	places := newPlaceFinder()
 	for _, e := range file.All {
 		if len(e) < 4 {
 			continue
@@ -110,6 +115,9 @@ func Parse(r io.Reader) (*Dict, error) {
 		}
 		var pinyin string
 		if json.Unmarshal(e[2], &pinyin) == nil {
+			if len(defs) > 0 {
+				places.add(zh, pinyin, strings.Split(defs[0], ";")[0])
+			}
 			pinyin = sound(pinyin)
 		}
 		n := 0
@@ -130,6 +138,7 @@ func Parse(r io.Reader) (*Dict, error) {
 			}
 		}
 	}
+	placeWords, placeNames := places.done()
 	chineseWords := make(map[string][]string, len(chinese))
 	for en, cs := range chinese {
 		slices.SortStableFunc(cs, func(a, b cand) int { return a.rank - b.rank })
@@ -144,7 +153,7 @@ func Parse(r io.Reader) (*Dict, error) {
 		}
 		chineseWords[en] = out
 	}
-	return &Dict{english: pack(english), chinese: pack(chineseWords)}, nil
+	return &Dict{english: pack(english), chinese: pack(chineseWords), places: set(placeWords), placeNames: set(placeNames)}, nil
 }
 
 // pack copies m into one string and a map whose keys and values are
@@ -179,6 +188,17 @@ func pack(m map[string][]string) map[string]string {
 	return out
 }
 
+// set is the keys of m that are true.
+func set(m map[string]bool) map[string]struct{} {
+	out := make(map[string]struct{}, len(m))
+	for k, ok := range m {
+		if ok {
+			out[k] = struct{}{}
+		}
+	}
+	return out
+}
+
 func addEnglish(m map[string][]string, zh, en string) {
 	if es := m[zh]; len(es) < maxSenses && !slices.Contains(es, en) {
 		m[zh] = append(es, en)
@@ -204,7 +224,8 @@ func (d *Dict) Segment(text string) []string {
 			n := 1
 			if d != nil {
 				for k := min(maxRunes, len(run)-i); k >= 2; k-- {
-					if _, ok := d.english[string(run[i:i+k])]; ok {
+					w := string(run[i : i+k])
+					if _, ok := d.english[w]; ok || d.Place(w) {
 						n = k
 						break
 					}

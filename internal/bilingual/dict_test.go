@@ -132,6 +132,14 @@ func TestInstalled(t *testing.T) {
 	if d.Len() < 50000 {
 		t.Errorf("Len = %d, want the whole dictionary", d.Len())
 	}
+	for zh, want := range map[string]bool{"深圳": true, "苏州": true, "北海道": true, "新加坡": true, "拙政园": true, "孔子": false, "苹果": false, "城市": false} {
+		if d.Place(zh) != want {
+			t.Errorf("Place(%q) = %v, want %v", zh, !want, want)
+		}
+	}
+	if got := d.Places("I moved to Boston from Sweden, then New York. Nice!"); !slices.Equal(got, []string{"Boston", "Sweden", "New York"}) {
+		t.Errorf("Places = %q, want Boston, Sweden, New York", got)
+	}
 	for zh, en := range map[string]string{"猫": "cat", "电影": "movie", "晚饭": "dinner", "自行车": "bicycle"} {
 		if !slices.Contains(d.English(zh), en) {
 			t.Errorf("English(%q) = %q, want %q among them", zh, d.English(zh), en)
@@ -139,5 +147,48 @@ func TestInstalled(t *testing.T) {
 		if !slices.Contains(d.Chinese(en), zh) {
 			t.Errorf("Chinese(%q) = %q, want %q among them", en, d.Chinese(en), zh)
 		}
+	}
+}
+
+func TestPlaces(t *testing.T) {
+	d := loadMini(t)
+	for _, tc := range []struct {
+		zh   string
+		want bool
+	}{
+		{"深圳", true},  // points to 深圳市
+		{"奈良", true},  // "Nara, an old capital of Japan"
+		{"巴厘", true},  // "Bali (island province of Indonesia)"
+		{"温哥华", true}, // "Vancouver (city in Canada)"
+		{"日本", true},  // a bare name other places are in
+		{"法国", true},
+		{"奥迪", false}, // a bare name no place is in
+		{"孔子", false}, // a person, described at length
+		{"长城", false}, // a proper noun, not a place one lives in or visits as a city
+		{"猫", false},
+	} {
+		if got := d.Place(tc.zh); got != tc.want {
+			t.Errorf("Place(%q) = %v, want %v", tc.zh, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"offer来了！！下个月去深圳 南山那边", []string{"深圳"}},
+		{"朵朵在奈良喂鹿被追着跑", []string{"奈良"}},
+		{"Labour Day long weekend 去了趟Bali 晒成碳了", []string{"Bali"}},
+		{"We flew to Vancouver, then Japan.", []string{"Vancouver", "Japan"}},
+		{"Nice weather today. Went to Nice!", []string{"Nice"}}, // the first opens a sentence
+		{"My Audi is at the garage", nil},
+		{"孔子说的", nil},
+	} {
+		if got := d.Places(tc.text); !slices.Equal(got, tc.want) {
+			t.Errorf("Places(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	var none *Dict
+	if none.Place("深圳") || none.Places("深圳") != nil {
+		t.Error("a nil Dict knows places")
 	}
 }
