@@ -647,7 +647,8 @@ func (or *offlineRun) replies(ctx context.Context) error {
 		if c == nil {
 			c = unseen[id]
 		}
-		if c == nil || done[id] || c.asked != nil || r.ownWords(or.rel, idf, c) || !r.inScope(c) || isQuestionText(c.ev.Content) {
+		rebuts := c != nil && r.rebuts(c.ev)
+		if c == nil || done[id] || c.asked != nil || r.ownWords(or.rel, idf, c) || !r.inScope(c) || isQuestionText(c.ev.Content) && !rebuts {
 			continue
 		}
 		done[id] = true
@@ -663,7 +664,9 @@ func (or *offlineRun) replies(ctx context.Context) error {
 			}
 			prev = res.Before[len(res.Before)-1]
 		}
-		if prev.ConversationID == c.ev.ConversationID && isQuestionText(prev.Content) &&
+		// An answer to another speaker's question, or the user's
+		// correction of what the assistant just said.
+		if prev.ConversationID == c.ev.ConversationID && (isQuestionText(prev.Content) || rebuts && prev.Role == "assistant") &&
 			(prev.Role != c.ev.Role || prev.SenderID != c.ev.SenderID || prev.SenderName != c.ev.SenderName) {
 			c.asked = &prev
 			c.score = max(c.score, ctxScore[id])
@@ -675,6 +678,22 @@ func (or *offlineRun) replies(ctx context.Context) error {
 	}
 	r.step("reflect", "", nil, found, fmt.Sprintf("read the turn before %d hits: %d answer another speaker's question", read, found))
 	return nil
+}
+
+// rebuts reports whether a user's turn opens by denying what was said
+// to it (markers.rebuttal: "不是插画！", "not vegan!", "No, I …").
+func (r *run) rebuts(e queryapi.Evidence) bool {
+	if e.Role != "user" {
+		return false
+	}
+	lower := strings.ToLower(strings.TrimLeftFunc(e.Content, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }))
+	for _, w := range r.skill.Params.Markers["rebuttal"].Words() {
+		w = strings.ToLower(w)
+		if strings.HasPrefix(lower, w) && boundary(lower, len(w), false, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // isQuestionText reports whether a turn asks something: a question mark

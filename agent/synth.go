@@ -583,6 +583,14 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			named = append(named, n)
 		}
 	}
+	// What the assistant said and the user's next turn denied ("不是插画！")
+	// is not the user's word (offlineRun.replies).
+	corrected := map[string]string{}
+	for _, c := range r.seen {
+		if c.asked != nil && c.asked.Role == "assistant" && r.rebuts(c.ev) {
+			corrected[c.asked.MessageID] = c.ev.MessageID
+		}
+	}
 	var kept []*candidate
 	// told is the strongest own-words support among the set-aside
 	// statements another speaker made about themself (toldBy): what the
@@ -590,6 +598,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	var told *candidate
 	toldSupport := 0.0
 	for _, c := range cands {
+		if by, ok := corrected[c.ev.MessageID]; ok {
+			r.note("set aside %s: the user corrected it in the next turn (%s)", c.ev.MessageID, by)
+			continue
+		}
 		if len(named) > 0 && !slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !mentionsAny(c.ev.Content, named) {
 			r.note("set aside %s: said by %s, the question asks about %s", c.ev.MessageID, c.ev.SenderName, strings.Join(named, ", "))
 			if s := r.ownSupport(rel, c); s > toldSupport && firstPerson(c.ev.Content) && !isQuestionText(c.ev.Content) {

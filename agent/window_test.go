@@ -283,3 +283,41 @@ func TestPlaceKind(t *testing.T) {
 		}
 	}
 }
+
+// TestCorrectedByUser: what the assistant said and the user's next turn
+// denied ("不是插画！还是做UI") is not the user's word, and the denial
+// answers the question with it, as a reply does with its question. A
+// user's turn that agrees leaves the assistant's summary standing.
+func TestCorrectedByUser(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	bot := func(id string, days int, content string) storage.Message {
+		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -days).Add(time.Minute), Content: content}
+	}
+	reply := func(id string, days int, content string) storage.Message {
+		m := userSaid(now, id, days, content)
+		m.CreatedAt = m.CreatedAt.Add(2 * time.Minute)
+		return m
+	}
+	base := []storage.Message{
+		userSaid(now, "m1", 50, "决定了 三月底辞职 出来单干"),
+		bot("m2", 50, "好的，记下了：你三月底辞职，之后做全职插画师🎨"),
+		userSaid(now, "m4", 40, "周末在家烤了个戚风 塌成饼了"),
+		userSaid(now, "m5", 30, "年终奖只发了一个月 心凉半截"),
+	}
+	const question = "我辞职之后打算干什么来着？"
+	for _, tc := range []struct {
+		name  string
+		reply storage.Message
+		cited string
+		not   string
+	}{
+		{"denied", reply("m3", 50, "不是插画！还是做UI 只是自己接单"), "m3", "m2"},
+		{"agreed", reply("m3", 50, "对 就是这样 先攒点作品集"), "", "m3"},
+	} {
+		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", append(slices.Clone(base), tc.reply), question, now)
+		cited := citedIDs(resp)
+		if tc.cited != "" && !slices.Contains(cited, tc.cited) || slices.Contains(cited, tc.not) {
+			t.Errorf("%s: cited %v, want %q and not %q (notes %q)", tc.name, cited, tc.cited, tc.not, resp.Limits.Notes)
+		}
+	}
+}
