@@ -95,6 +95,9 @@ func Parse(r io.Reader) (*Dict, error) {
 	type cand struct {
 		zh   string
 		rank int
+		// plain: a character whose first sense this is (家 for home): the
+		// plainest word for it, kept past maxSenses.
+		plain bool
 	}
 	chinese := make(map[string][]cand)
 	places := newPlaceFinder()
@@ -129,10 +132,10 @@ func Parse(r io.Reader) (*Dict, error) {
 				}
 				length := abs(utf8.RuneCountInString(zh) - 2)
 				addEnglish(english, zh, whole)
-				chinese[whole] = append(chinese[whole], cand{zh, n*4 + length})
+				chinese[whole] = append(chinese[whole], cand{zh, n*4 + length, n == 0 && length == 1 && utf8.RuneCountInString(zh) == 1})
 				if head != "" {
 					addEnglish(english, zh, head)
-					chinese[head] = append(chinese[head], cand{zh, 1000 + n*4 + length})
+					chinese[head] = append(chinese[head], cand{zh, 1000 + n*4 + length, false})
 				}
 				n++
 			}
@@ -149,6 +152,11 @@ func Parse(r io.Reader) (*Dict, error) {
 			}
 			if len(out) == maxSenses {
 				break
+			}
+		}
+		for _, c := range cs {
+			if c.plain && !slices.Contains(out, c.zh) {
+				out = append(out, c.zh)
 			}
 		}
 		chineseWords[en] = out

@@ -132,6 +132,11 @@ func TestInstalled(t *testing.T) {
 	if d.Len() < 50000 {
 		t.Errorf("Len = %d, want the whole dictionary", d.Len())
 	}
+	// A character whose first sense a word is stays among its Chinese
+	// words past maxSenses: home has a dozen two-character ones.
+	if got := d.Chinese("home"); !slices.Contains(got, "家") {
+		t.Errorf("Chinese(home) = %q, want 家 among them", got)
+	}
 	for zh, want := range map[string]bool{"深圳": true, "苏州": true, "北海道": true, "新加坡": true, "拙政园": true, "孔子": false, "苹果": false, "城市": false} {
 		if d.Place(zh) != want {
 			t.Errorf("Place(%q) = %v, want %v", zh, !want, want)
