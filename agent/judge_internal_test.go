@@ -14,6 +14,7 @@ import (
 	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/queryapi/queryapitest"
+	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -547,6 +548,47 @@ func TestNamesAfter(t *testing.T) {
 	} {
 		if got := namesAfter(tc.text, child); !slices.Equal(got, tc.want) {
 			t.Errorf("namesAfter(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestNextTurn: the turn after a candidate is the earliest later neighbour
+// of its conversation; one before it, or of another conversation, is not.
+func TestNextTurn(t *testing.T) {
+	at := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	ev := func(id, conv string, minutes int) queryapi.Evidence {
+		return queryapi.Evidence{MessageID: id, ConversationID: conv, CreatedAt: at.Add(time.Duration(minutes) * time.Minute)}
+	}
+	c := &candidate{ev: ev("a", "c1", 0), context: []queryapi.Evidence{ev("b", "c1", -1), ev("d", "c1", 5), ev("e", "c2", 1), ev("f", "c1", 2)}}
+	if next, ok := nextTurn(c); !ok || next.MessageID != "f" {
+		t.Errorf("nextTurn = %q, %v; want f", next.MessageID, ok)
+	}
+	c.context = c.context[:1]
+	if next, ok := nextTurn(c); ok {
+		t.Errorf("nextTurn = %q with only an earlier turn; want none", next.MessageID)
+	}
+}
+
+// TestRebuts: a user's turn that opens by denying what was said to it.
+func TestRebuts(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{skill: sk}
+	for _, tc := range []struct {
+		role, text string
+		want       bool
+	}{
+		{"user", "不是插画！还是做UI", true},
+		{"user", "  not vegan! vegetarian", true},
+		{"user", "No, I work nights", true},
+		{"user", "nothing new today", false}, // "not" is no word of it
+		{"user", "对 就是这样", false},
+		{"assistant", "不是的，你说的是周三", false},
+	} {
+		if got := r.rebuts(queryapi.Evidence{Role: tc.role, Content: tc.text}); got != tc.want {
+			t.Errorf("rebuts(%s %q) = %v, want %v", tc.role, tc.text, got, tc.want)
 		}
 	}
 }

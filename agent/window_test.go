@@ -284,6 +284,28 @@ func TestPlaceKind(t *testing.T) {
 	}
 }
 
+// TestNowLatestOfTheQuestion: for a question about now, two statements
+// that both bear it out by their own words are on its subject though they
+// share no word of their own ("烟又抽上了" and "戒烟贴贴了十来天了 一根没
+// 抽"): the later one, which turns the other's polarity, supersedes it.
+func TestNowLatestOfTheQuestion(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
+	msgs := []storage.Message{
+		msg("m1", 60, "烟又抽上了 跑车太熬人 一天半包"),
+		msg("m2", 12, "戒烟贴贴了十来天了 一根没抽"),
+		msg("m3", 40, "周末在家烤了个戚风 塌成饼了"),
+		msg("m4", 30, "年终奖只发了一个月 心凉半截"),
+	}
+	resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", msgs, "我现在还抽烟不？", now)
+	if got := citedIDs(resp); !slices.Equal(got, []string{"m2"}) {
+		t.Errorf("cited %v, want m2 only (notes %q)", got, resp.Limits.Notes)
+	}
+	if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "m1 (2026-03-21): superseded by m2") }) {
+		t.Errorf("notes %q, want m1 superseded by m2", resp.Limits.Notes)
+	}
+}
+
 // TestCorrectedByUser: what the assistant said and the user's next turn
 // denied ("不是插画！还是做UI") is not the user's word, and the denial
 // answers the question with it, as a reply does with its question. A
@@ -318,6 +340,32 @@ func TestCorrectedByUser(t *testing.T) {
 		cited := citedIDs(resp)
 		if tc.cited != "" && !slices.Contains(cited, tc.cited) || slices.Contains(cited, tc.not) {
 			t.Errorf("%s: cited %v, want %q and not %q (notes %q)", tc.name, cited, tc.cited, tc.not, resp.Limits.Notes)
+		}
+	}
+}
+
+// TestYesNoOfPlace: whether something is so of a place the question names
+// is answered by a message that names a place, that one or another ("我在
+// 深圳工作吗？" and "在温哥华做前端"), not by one that names none.
+func TestYesNoOfPlace(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
+	msgs := []storage.Message{
+		msg("m1", 40, "说带儿子出去玩 没有的事 儿子要中考哪有空"),
+		msg("m2", 30, "在温哥华做前端工作 五年了"),
+		msg("m3", 20, "周末在家烤了个戚风 塌成饼了"),
+		msg("m4", 10, "年终奖只发了一个月 心凉半截"),
+	}
+	for _, tc := range []struct {
+		question string
+		want     []string
+	}{
+		{"我之前是不是说过要带儿子去日本玩来着？", nil},
+		{"我在深圳工作吗？", []string{"m2"}},
+	} {
+		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", msgs, tc.question, now)
+		if got := citedIDs(resp); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cited %v, want %v (notes %q)", tc.question, got, tc.want, resp.Limits.Notes)
 		}
 	}
 }
