@@ -155,9 +155,10 @@ func TestBilingualJudgement(t *testing.T) {
 	} {
 		tc.check(t, with, "qq:42", "2026-05-01T12:00:00Z")
 	}
-	// Without the dictionary the answers of the first three are not found:
-	// the dictionary is what finds them.
-	for q, gold := range map[string]string{"What movies have I seen?": "m21", "Do I have a bicycle?": "m15", "我的狗最近怎么了？": "m51"} {
+	// Without the dictionary the answers of the second and third are not
+	// found: the dictionary is what finds them. (The first's are, by their
+	// titles in 《》: kinds.title.)
+	for q, gold := range map[string]string{"Do I have a bicycle?": "m15", "我的狗最近怎么了？": "m51"} {
 		resp, err := without.Recall(t.Context(), "qq:42", agent.Request{Question: q, Context: agent.RequestContext{Now: "2026-05-01T12:00:00Z"}})
 		if err != nil {
 			t.Fatal(err)

@@ -179,6 +179,7 @@ func (or *offlineRun) observe() {
 	if or.dict != nil {
 		rel.places = or.places()
 	}
+	rel.kindTerms = or.kindTerms(r.question, o, rel.evidence, rel.places)
 	if in, ok := p.Intents[o.intent]; ok && o.intentHits > 0 {
 		rel.kind = lowerAll(in.Words())
 	}
@@ -186,6 +187,33 @@ func (or *offlineRun) observe() {
 		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
 	}
 	or.o, or.rel = o, rel
+}
+
+// kindTerms returns the evidence terms inside the words with which the
+// question asks for a kind of thing (kinds: 颜色 of 什么颜色, 电影 of 哪几部
+// 电影, city of which city), each with whether a message names one of its
+// kind (namesKind); nil when it asks for none.
+func (or *offlineRun) kindTerms(question string, o observation, evidence []string, places func(string) bool) map[string]func(string) bool {
+	lower := strings.ToLower(question)
+	var out map[string]func(string) bool
+	for _, kind := range o.kinds {
+		k := or.skill.Params.Kinds[kind]
+		for _, w := range k.Ask.Words() {
+			w = strings.ToLower(w)
+			if !strings.Contains(lower, w) {
+				continue
+			}
+			for _, t := range evidence {
+				if isCJKString(t) && strings.Contains(w, t) || !isCJKString(t) && slices.ContainsFunc(strings.Fields(w), func(f string) bool { return strings.HasPrefix(f, t) }) {
+					if out == nil {
+						out = make(map[string]func(string) bool)
+					}
+					out[t] = func(content string) bool { return namesKind(k, content, places) }
+				}
+			}
+		}
+	}
+	return out
 }
 
 // places reports whether a message names a place the dictionary knows

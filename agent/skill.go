@@ -53,6 +53,9 @@ type Kind struct {
 	// 奈良, Bali); without a dictionary a kind with no words of its own
 	// sets nothing aside.
 	Places bool `yaml:"places"`
+	// Titles: a title in book-title marks or quotes names one too
+	// (《流浪地球3》, "Dune").
+	Titles bool `yaml:"titles"`
 }
 
 // RunLimits bound one recall.
@@ -312,7 +315,7 @@ func (p Params) validate() error {
 		}
 	}
 	for name, k := range p.Kinds {
-		if len(k.Ask.Words()) == 0 || len(k.Words()) == 0 && !k.Places {
+		if len(k.Ask.Words()) == 0 || len(k.Words()) == 0 && !k.Places && !k.Titles {
 			errs = append(errs, fmt.Errorf("kinds.%s needs ask words and words that name one", name))
 		}
 	}

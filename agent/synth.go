@@ -168,6 +168,22 @@ type relevance struct {
 	// places reports whether a message names a place (the dictionary's,
 	// bilingual.Dict.Places); nil without a dictionary.
 	places func(content string) bool
+	// kindTerms are the evidence terms inside the words with which the
+	// question asks for a kind of thing (颜色 of 什么颜色, 电影 of 哪几部电影,
+	// 区 of 哪个区), each with whether a message names one of its kind: such
+	// a message has the term (hasIn).
+	kindTerms map[string]func(content string) bool
+}
+
+// hasIn is has for a message: the text (lower case) has the term, or the
+// term is one of the words asking for a kind of thing and the message
+// names one ("我今年看过哪几部电影？" and "今天去看了《流浪地球3》").
+func (rel relevance) hasIn(e queryapi.Evidence, text, t string) bool {
+	if rel.has(text, t) {
+		return true
+	}
+	named := rel.kindTerms[t]
+	return named != nil && named(e.Content)
 }
 
 // idf weighs the question's key terms by how rarely they occur among the
@@ -184,7 +200,7 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	for _, c := range seen {
 		text := strings.ToLower(c.ev.SenderName + " " + c.ev.Content)
 		for _, t := range rel.evidence {
-			if rel.has(text, t) {
+			if rel.hasIn(c.ev, text, t) {
 				df[t]++
 			}
 		}
@@ -216,7 +232,7 @@ func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit
 	var have, all float64
 	for _, t := range rel.evidence {
 		all += idf[t]
-		if rel.has(text, t) {
+		if rel.hasIn(e, text, t) {
 			have += idf[t]
 		}
 	}
@@ -244,7 +260,7 @@ func (rel relevance) overlap(e queryapi.Evidence) float64 {
 	}
 	n := 0
 	for _, t := range rel.terms {
-		if rel.has(text, t) {
+		if rel.hasIn(e, text, t) {
 			n++
 		}
 	}
@@ -663,11 +679,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		}
 		for _, kind := range o.kinds {
 			k := p.Kinds[kind]
-			words := k.Words()
-			if len(words) == 0 && rel.places == nil {
+			if len(k.Words()) == 0 && !k.Titles && rel.places == nil {
 				continue
 			}
-			if countHits(strings.ToLower(c.ev.Content), words) == 0 && !(k.Places && rel.places(c.ev.Content)) {
+			if !namesKind(k, c.ev.Content, rel.places) {
 				return false, "names no " + kind + ", the question asks for one"
 			}
 		}
@@ -1280,6 +1295,17 @@ func askedAnchors(q string, o observation, speakers map[string]bool) []string {
 	}
 	return out
 }
+
+// namesKind reports whether content names a thing of kind k: one of its
+// words, a place (places, nil without a dictionary) or a title.
+func namesKind(k Kind, content string, places func(string) bool) bool {
+	return countHits(strings.ToLower(content), k.Words()) > 0 ||
+		k.Places && places != nil && places(content) ||
+		k.Titles && titleExpr.MatchString(content)
+}
+
+// titleExpr matches a title in book-title marks or quotes.
+var titleExpr = regexp.MustCompile(`《[^》]+》|“[^”]{2,}”|"[^"]{2,}"`)
 
 // nextTurn is the turn right after c in its conversation among the
 // neighbours the run fetched for it (candidate.context), if any.

@@ -369,3 +369,24 @@ func TestYesNoOfPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleKind: a question asking for films by their kind ("我今年看过哪几
+// 部电影？") is borne out by messages that name one by its title, though
+// they share little else with it ("周末和朋友看了《唐探4》"); a message about
+// the cinema without a title is no answer.
+func TestTitleKind(t *testing.T) {
+	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
+	msgs := []storage.Message{
+		msg("m1", 120, "今天去看了《流浪地球3》，特效太顶了"),
+		msg("m2", 100, "周末和朋友看了《唐探4》，笑死"),
+		msg("m3", 80, "楼下新开的电影院爆米花好贵"),
+		msg("m4", 60, "周末在家烤了个戚风 塌成饼了"),
+		msg("m5", 30, "年终奖只发了一个月 心凉半截"),
+	}
+	resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", msgs, "我今年看过哪几部电影？", now)
+	got := citedIDs(resp)
+	if !slices.Contains(got, "m1") || !slices.Contains(got, "m2") || slices.Contains(got, "m3") {
+		t.Errorf("cited %v, want m1 and m2, not m3 (notes %q)", got, resp.Limits.Notes)
+	}
+}
