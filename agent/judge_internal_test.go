@@ -213,6 +213,7 @@ func TestRelationOf(t *testing.T) {
 	rels := map[string]Lexicon{
 		"parent":  {EN: []string{"dad", "mom"}, ZH: []string{"爸爸", "妈妈"}},
 		"sibling": {EN: []string{"brother"}, ZH: []string{"弟弟"}},
+		"child":   {ZH: []string{"娃", "小朋友"}},
 	}
 	for _, tc := range []struct {
 		question      string
@@ -226,6 +227,8 @@ func TestRelationOf(t *testing.T) {
 		{"她的妈妈做什么工作？", "", "parent"},
 		{"What did the kids make?", "", ""},
 		{"Is my daddy-long-legs spider still alive?", "", ""},
+		{"我家小朋友那回上台扮成了啥？", "child", "child"},
+		{"上周六我带娃去哪儿了", "child", "child"},
 	} {
 		lower := strings.ToLower(tc.question)
 		if got := relationOf(lower, rels, true); got != tc.owner {
@@ -589,6 +592,22 @@ func TestRebuts(t *testing.T) {
 	} {
 		if got := r.rebuts(queryapi.Evidence{Role: tc.role, Content: tc.text}); got != tc.want {
 			t.Errorf("rebuts(%s %q) = %v, want %v", tc.role, tc.text, got, tc.want)
+		}
+	}
+}
+
+func TestClauses(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want []string
+	}{
+		{"周六带朵朵逛了拙政园 她说像电视里的皇宫", []string{"周六带朵朵逛了拙政园", "她说像电视里的皇宫"}},
+		{"菜单终于定稿了！我妈说下周拿去打印", []string{"菜单终于定稿了", "我妈说下周拿去打印"}},
+		{"went to 上海 with mom, she loved it", []string{"went to 上海 with mom", "she loved it"}},
+		{"买了 iPhone 16 很好用", []string{"买了 iphone 16 很好用"}},
+	} {
+		if got := clauses(strings.ToLower(tc.text)); !slices.Equal(got, tc.want) {
+			t.Errorf("clauses(%q) = %q, want %q", tc.text, got, tc.want)
 		}
 	}
 }

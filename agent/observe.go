@@ -643,7 +643,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // possessive is the user's (我/我的/my); else also another person's
 // (他的/她的, his/her/their, a name's 's).
 func relationOf(lower string, relations map[string]Lexicon, ownerOnly bool) string {
-	zh, en := []string{"我", "我的"}, []string{"my "}
+	// 我家娃, 我家小朋友; 带娃 in a question of the user's own ("我带娃去哪
+	// 儿了"): the user's own people too.
+	zh, en := []string{"我", "我的", "我家", "带"}, []string{"my "}
 	if !ownerOnly {
 		zh, en = append(zh, "他的", "她的"), append(en, "his ", "her ", "their ", "'s ", "’s ")
 	}

@@ -258,6 +258,29 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 		return err
 	}
 	r.remember(hits)
+	return or.learnPeople(ctx)
+}
+
+// learnPeople reads, once, the user's messages from all time that mention
+// the people of the relation the question asks about (run.people): a
+// question inside a window ("上周六我带娃去哪儿了") may find its answer by
+// the name ("带朵朵逛了拙政园") that a message outside it gave ("女儿朵朵四
+// 岁"). One lexical search; a spent budget ends it quietly.
+func (or *offlineRun) learnPeople(ctx context.Context) error {
+	r, o := or.r, or.o
+	if o.relation == "" || r.peopleRead {
+		return nil
+	}
+	r.peopleRead = true
+	page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(or.skill.Params.Relations[o.relation].Words(), " "),
+		Match: "any", Filter: queryapi.Filter{Role: "user"}, PageSize: or.skill.Params.Limits.Candidates})
+	if err != nil {
+		if errors.Is(err, errToolBudget) || ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	r.people = page.Hits
 	return nil
 }
 

@@ -94,15 +94,20 @@ type run struct {
 	toolsCalled int
 	considered  int
 	seen        map[string]*candidate
-	sims        map[string]float64 // best raw cosine similarity to the question, per message (guarded by mu)
-	gloss       map[string]float64 // raw similarity to the question's meaning in the other language (guarded by mu)
-	glossTop    float64            // the best of gloss, and its message (run.glossed)
-	glossTopID  string
-	idf         map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
-	idfSeen     int                // len(seen) when idf was computed
-	steps       []TraceStep
-	notes       []string
-	timings     Timings // observe, synthesize and tools as they happen; the rest in finish
+	// people are the user's messages, from all time, that mention the
+	// people of the relation the question asks about (offlineRun.learnPeople):
+	// the names they give ("女儿朵朵四岁") hold outside the question's window.
+	people     []queryapi.Evidence
+	peopleRead bool
+	sims       map[string]float64 // best raw cosine similarity to the question, per message (guarded by mu)
+	gloss      map[string]float64 // raw similarity to the question's meaning in the other language (guarded by mu)
+	glossTop   float64            // the best of gloss, and its message (run.glossed)
+	glossTopID string
+	idf        map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
+	idfSeen    int                // len(seen) when idf was computed
+	steps      []TraceStep
+	notes      []string
+	timings    Timings // observe, synthesize and tools as they happen; the rest in finish
 }
 
 // since returns the milliseconds from start to now.

@@ -501,7 +501,7 @@ func isModifier(w string) bool {
 func (r *run) ownClause(rel relevance, c *candidate) bool {
 	markers := r.skill.Params.Markers["third_party"].Words()
 	lower := strings.ToLower(c.ev.Content)
-	for _, clause := range strings.FieldsFunc(lower, func(r rune) bool { return strings.ContainsRune("。！？!?；;\n，,", r) }) {
+	for _, clause := range clauses(lower) {
 		if aboutOthers(clause, markers) {
 			continue
 		}
@@ -512,6 +512,31 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 		}
 	}
 	return false
+}
+
+// clauses cuts lower at the punctuation that ends a clause, and at a space
+// between two Chinese characters, which chat writes for a comma ("周六带朵
+// 朵逛了拙政园 她说像电视里的皇宫").
+func clauses(lower string) []string {
+	var out []string
+	start := 0
+	rs := []rune(lower)
+	flush := func(end int) {
+		if c := strings.TrimSpace(string(rs[start:end])); c != "" {
+			out = append(out, c)
+		}
+		start = end + 1
+	}
+	for i, r := range rs {
+		switch {
+		case strings.ContainsRune("。！？!?；;\n，,", r):
+			flush(i)
+		case r == ' ' && i > 0 && i+1 < len(rs) && isCJK(rs[i-1]) && isCJK(rs[i+1]):
+			flush(i)
+		}
+	}
+	flush(len(rs))
+	return out
 }
 
 // besideSpeaker reports whether the words before and after a mention of
@@ -1361,18 +1386,25 @@ func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
 // relationWords returns the words that name the people of the relation
 // the question asks about (o.relation): the relation's words, and the
 // names the history gives with them ("my partner Alex", "女儿朵朵"). It
-// reads r.seen, so its answer grows as the run finds messages.
+// reads r.seen and r.people, so its answer grows as the run finds
+// messages.
 func (r *run) relationWords(o observation) []string {
 	group := r.skill.Params.Relations[o.relation].Words()
 	words := slices.Clone(group)
-	for _, c := range r.seen {
-		if countHits(strings.ToLower(c.ev.Content), group) > 0 {
-			for _, n := range append(names(c.ev.Content), namesAfter(c.ev.Content, group)...) {
+	learn := func(content string) {
+		if countHits(strings.ToLower(content), group) > 0 {
+			for _, n := range append(names(content), namesAfter(content, group)...) {
 				if !slices.Contains(words, n) && !isStopWord(strings.ToLower(n)) {
 					words = append(words, n)
 				}
 			}
 		}
+	}
+	for _, c := range r.seen {
+		learn(c.ev.Content)
+	}
+	for _, e := range r.people {
+		learn(e.Content)
 	}
 	return words
 }
