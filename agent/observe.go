@@ -553,11 +553,16 @@ func isQuestionWord(w string) bool {
 }
 
 var (
-	isoDateRE    = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
-	zhDateRE     = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
-	enMonthRE    = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
-	enDayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
-	monthByName  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+	isoDateRE = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
+	// lastWeekdayRE: 上周六, 上个星期三, 上礼拜天; lastWeekendRE: 上周末,
+	// 上个周末, last weekend; enLastDayRE: last Saturday.
+	lastWeekdayRE = regexp.MustCompile(`上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`)
+	lastWeekendRE = regexp.MustCompile(`(?i)上(?:个)?周末|\blast weekend\b`)
+	enLastDayRE   = regexp.MustCompile(`(?i)\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+	zhDateRE      = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
+	enMonthRE     = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
+	enDayMonthRE  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
+	monthByName   = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 // explicitDates finds a date or month named in the question and returns its
@@ -626,8 +631,36 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 		}
 		return month(y, mo), true
 	}
+	// Else the days of last week (上周六: Saturday of the week before this one,
+	// weeks from Monday), last weekend (the Saturday and Sunday before
+	// this week) and last Saturday (the latest Saturday before today).
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
+	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	if m := lastWeekdayRE.FindStringSubmatch(q); m != nil {
+		d := monday.AddDate(0, 0, -7+strings.Index("一二三四五六日天", m[1])/3)
+		if m[1] == "天" {
+			d = monday.AddDate(0, 0, -1)
+		}
+		return day(d.Year(), d.Month(), d.Day()), true
+	}
+	if lastWeekendRE.MatchString(q) {
+		sat := monday.AddDate(0, 0, -2)
+		return timeWindow{since: sat.Add(-12 * time.Hour), until: sat.AddDate(0, 0, 2).Add(12 * time.Hour)}, true
+	}
+	if m := enLastDayRE.FindStringSubmatch(q); m != nil {
+		want := weekdayByName[strings.ToLower(m[1])]
+		back := (int(today.Weekday()) - int(want) + 7) % 7
+		if back == 0 {
+			back = 7
+		}
+		d := today.AddDate(0, 0, -back)
+		return day(d.Year(), d.Month(), d.Day()), true
+	}
 	return timeWindow{}, false
 }
+
+var weekdayByName = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
+	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

@@ -301,6 +301,14 @@ func TestExplicitDates(t *testing.T) {
 		{"What about March 3, 2025?", d(2025, 3, 3).Add(-12 * time.Hour), d(2025, 3, 4).Add(12 * time.Hour)},
 		{"我3月5日说了什么", d(2026, 3, 5).Add(-12 * time.Hour), d(2026, 3, 6).Add(12 * time.Hour)},
 		{"in December", d(2025, 12, 1).Add(-12 * time.Hour), d(2026, 1, 1).Add(12 * time.Hour)},
+		{"上周六我带娃去哪儿了", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 17).Add(12 * time.Hour)},
+		{"上个星期一开会说了啥", d(2026, 5, 11).Add(-12 * time.Hour), d(2026, 5, 12).Add(12 * time.Hour)},
+		{"上周日吃了什么", d(2026, 5, 17).Add(-12 * time.Hour), d(2026, 5, 18).Add(12 * time.Hour)},
+		{"我上周末干嘛了", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 18).Add(12 * time.Hour)},
+		{"Did I beat anyone at badminton last weekend?", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 18).Add(12 * time.Hour)},
+		{"What did I cook last Saturday?", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 17).Add(12 * time.Hour)},
+		{"What did I do last Wednesday?", d(2026, 5, 13).Add(-12 * time.Hour), d(2026, 5, 14).Add(12 * time.Hour)},
+		{"What did Joanna finish last Friday on 23 January, 2022?", d(2022, 1, 23).Add(-12 * time.Hour), d(2022, 1, 24).Add(12 * time.Hour)}, // the date wins
 		{"May I ask what I like?", time.Time{}, time.Time{}},
 		{"I have 3 cats", time.Time{}, time.Time{}},
 	} {
