@@ -225,30 +225,39 @@ func TestYesNoNamesItsThing(t *testing.T) {
 }
 
 // TestRelativeByName: a question about one of the user's people by
-// relation ("我闺女…") is borne out by a message about them by the name
-// the history gave with the relation ("女儿朵朵四岁"); without that
-// message the name is no one's and the message answers nothing.
+// relation ("我闺女…", "我带娃…") is borne out by a message about them by the
+// name the history gave with the relation ("女儿朵朵四岁"), also when that
+// message lies outside the question's window ("上周六…"); without it the
+// name is no one's and the message answers nothing. The quote after a
+// space ("拙政园 她说…") is the child's, the outing the user's.
 func TestRelativeByName(t *testing.T) {
 	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
 	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
 	named := msg("m1", 120, "女儿朵朵四岁 今天幼儿园表演她演一棵树")
-	rest := []storage.Message{
-		msg("m2", 90, "朵朵查出来对花生过敏 以后零食都得看配料表"),
+	filler := []storage.Message{
 		msg("m3", 60, "周末在家烤了个戚风 塌成饼了"),
-		msg("m4", 30, "年终奖只发了一个月 心凉半截"),
+		msg("m4", 10, "年终奖只发了一个月 心凉半截"),
 	}
-	const question = "对了，我闺女对什么东西过敏来着？"
 	for _, tc := range []struct {
-		name string
-		msgs []storage.Message
-		want bool
+		question string
+		answer   storage.Message
 	}{
-		{"named with the relation", append([]storage.Message{named}, rest...), true},
-		{"never named", rest, false},
+		{"对了，我闺女对什么东西过敏来着？", msg("m2", 90, "朵朵查出来对花生过敏 以后零食都得看配料表")},
+		{"上周六我带娃去哪儿了", msg("m2", 4, "周六带朵朵逛了拙政园 她说像电视里的皇宫")},
 	} {
-		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", tc.msgs, question, now)
-		if got := slices.Contains(citedIDs(resp), "m2"); got != tc.want {
-			t.Errorf("%s: cited %v, want m2 cited %v (notes %q)", tc.name, citedIDs(resp), tc.want, resp.Limits.Notes)
+		rest := append([]storage.Message{tc.answer}, filler...)
+		for _, c := range []struct {
+			name string
+			msgs []storage.Message
+			want bool
+		}{
+			{"named with the relation", append([]storage.Message{named}, rest...), true},
+			{"never named", rest, false},
+		} {
+			resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", c.msgs, tc.question, now)
+			if got := slices.Contains(citedIDs(resp), "m2"); got != c.want {
+				t.Errorf("%s, %s: cited %v, want m2 cited %v (notes %q)", tc.question, c.name, citedIDs(resp), c.want, resp.Limits.Notes)
+			}
 		}
 	}
 }
@@ -388,35 +397,5 @@ func TestTitleKind(t *testing.T) {
 	got := citedIDs(resp)
 	if !slices.Contains(got, "m1") || !slices.Contains(got, "m2") || slices.Contains(got, "m3") {
 		t.Errorf("cited %v, want m1 and m2, not m3 (notes %q)", got, resp.Limits.Notes)
-	}
-}
-
-// TestRelativeOutsideWindow: a question inside a window about one of the
-// user's people ("上周六我带娃去哪儿了") is answered by a message that names
-// them ("带朵朵逛了拙政园"), by the name a message outside the window gave
-// ("女儿朵朵四岁"); the quote after a space ("她说…") is the child's, the
-// outing the user's.
-func TestRelativeOutsideWindow(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
-	named := msg("m1", 120, "女儿朵朵四岁 今天幼儿园表演她演一棵树")
-	rest := []storage.Message{
-		msg("m2", 4, "周六带朵朵逛了拙政园 她说像电视里的皇宫"),
-		msg("m3", 6, "周末在家烤了个戚风 塌成饼了"),
-		msg("m4", 10, "年终奖只发了一个月 心凉半截"),
-	}
-	const question = "上周六我带娃去哪儿了"
-	for _, tc := range []struct {
-		name string
-		msgs []storage.Message
-		want bool
-	}{
-		{"named outside the window", append([]storage.Message{named}, rest...), true},
-		{"never named", rest, false},
-	} {
-		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", tc.msgs, question, now)
-		if got := slices.Contains(citedIDs(resp), "m2"); got != tc.want {
-			t.Errorf("%s: cited %v, want m2 cited %v (notes %q)", tc.name, citedIDs(resp), tc.want, resp.Limits.Notes)
-		}
 	}
 }
