@@ -1030,15 +1030,7 @@ func (r *run) keepOnlyWhy(kept []*candidate, ok func(*candidate) (bool, string))
 // keepOnly returns the candidates of kept that ok accepts, and notes each
 // one set aside with why.
 func (r *run) keepOnly(kept []*candidate, ok func(*candidate) bool, why string) []*candidate {
-	out := kept[:0:0]
-	for _, c := range kept {
-		if ok(c) {
-			out = append(out, c)
-			continue
-		}
-		r.note("set aside %s: %s", c.ev.MessageID, why)
-	}
-	return out
+	return r.keepOnlyWhy(kept, func(c *candidate) (bool, string) { return ok(c), why })
 }
 
 func items2[T any](in []T, f func(T) (Item, bool)) []Item {
