@@ -725,9 +725,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	switch {
 	case o.present:
 		// In a bot chat, two statements that bear out a question about now
-		// by their own words, giving what it asks for, are on its subject;
-		// in a dialogue of named people (LoCoMo) that cost .002 cited
-		// recall.
+		// by their own words, giving what it asks for, are on its subject.
+		// Not in a dialogue of named people (LoCoMo), as with revisions:
+		// there it measured -.002, within the run-to-run spread of that
+		// evaluation (README, tenth session).
 		var bears func(*candidate) bool
 		if chat {
 			bears = func(c *candidate) bool {
