@@ -637,10 +637,7 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
 	if m := lastWeekdayRE.FindStringSubmatch(q); m != nil {
-		d := monday.AddDate(0, 0, -7+strings.Index("一二三四五六日天", m[1])/3)
-		if m[1] == "天" {
-			d = monday.AddDate(0, 0, -1)
-		}
+		d := monday.AddDate(0, 0, -7+zhWeekday[m[1]])
 		return day(d.Year(), d.Month(), d.Day()), true
 	}
 	if lastWeekendRE.MatchString(q) {
@@ -658,6 +655,10 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	}
 	return timeWindow{}, false
 }
+
+// zhWeekday is the days from Monday of a weekday's Chinese numeral (六 of
+// 周六; 日 and 天 are Sunday).
+var zhWeekday = map[string]int{"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 var weekdayByName = map[string]time.Weekday{"sunday": time.Sunday, "monday": time.Monday, "tuesday": time.Tuesday,
 	"wednesday": time.Wednesday, "thursday": time.Thursday, "friday": time.Friday, "saturday": time.Saturday}

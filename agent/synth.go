@@ -1296,12 +1296,8 @@ func lowerAll(ss []string) []string {
 // or one that asks what would likely be ("Would Caroline likely enjoy
 // Vivaldi?": an inference, which no message need name), has none.
 func askedAnchors(q string, o observation, speakers map[string]bool) []string {
-	ss := sentences(q)
-	if !yesNo(q) || len(ss) == 0 {
-		return nil
-	}
-	last := strings.TrimSpace(ss[len(ss)-1])
-	if inferenceQuestion.MatchString(strings.ToLower(last)) {
+	last, ok := askedWhether(q)
+	if !ok {
 		return nil
 	}
 	asked := lowerAll(names(last))
@@ -1342,12 +1338,20 @@ func nextTurn(c *candidate) (queryapi.Evidence, bool) {
 // names a place (places: bilingual.Dict.Places), not asking what would
 // likely be.
 func asksOfPlace(q string, places func(string) bool) bool {
+	last, ok := askedWhether(q)
+	return ok && places(last)
+}
+
+// askedWhether returns the last sentence of a yes/no question, which is
+// what it asks about (a preamble's sentences are not), unless it asks
+// what would likely be.
+func askedWhether(q string) (string, bool) {
 	ss := sentences(q)
 	if !yesNo(q) || len(ss) == 0 {
-		return false
+		return "", false
 	}
 	last := strings.TrimSpace(ss[len(ss)-1])
-	return !inferenceQuestion.MatchString(strings.ToLower(last)) && places(last)
+	return last, !inferenceQuestion.MatchString(strings.ToLower(last))
 }
 
 // inferenceQuestion matches a question that asks what would or could be.
