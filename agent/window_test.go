@@ -180,6 +180,18 @@ func recallBilingual(t *testing.T, from, to string, msgs []storage.Message, ques
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recallWithDict(t, sk, msgs, question, now)
+}
+
+// recallDict asks question of tg:7's msgs at may20, with the test
+// dictionary and the recall skill as it ships.
+func recallDict(t *testing.T, msgs []storage.Message, question string) *agent.Response {
+	t.Helper()
+	return recallWithDict(t, mustSkill(t), msgs, question, may20)
+}
+
+func recallWithDict(t *testing.T, sk *agent.Skill, msgs []storage.Message, question string, now time.Time) *agent.Response {
+	t.Helper()
 	a := agent.New(serviceWith(t, "tg:7", msgs), sk, agent.WithDictionary(agent.MiniDictionary(t)))
 	resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: question, Context: agent.RequestContext{Now: now.Format(time.RFC3339)}})
 	if err != nil {
@@ -188,14 +200,27 @@ func recallBilingual(t *testing.T, from, to string, msgs []storage.Message, ques
 	return resp
 }
 
+// may20 is the judgement tests' now.
+var may20 = time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
+
+// said is what tg:7's user said days before may20 (userSaid).
+func said(id string, days int, content string) storage.Message {
+	return userSaid(may20, id, days, content)
+}
+
+// offTopic is two things tg:7's user said that no test asks about, as ids
+// a and b, aDays and bDays before may20.
+func offTopic(a string, aDays int, b string, bDays int) []storage.Message {
+	return []storage.Message{said(a, aDays, "周末在家烤了个戚风 塌成饼了"), said(b, bDays, "年终奖只发了一个月 心凉半截")}
+}
+
 // TestYesNoNamesItsThing: a question whether something is so about a
 // thing it names is borne out only by a message that names it: skiing in
 // the Alps says nothing of Hokkaido, and another member's Hokkaido trip is
 // theirs. A message that names it is cited.
 func TestYesNoNamesItsThing(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
 	msg := func(id, sender string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "user", SenderID: sender, ConversationID: "g1", GroupID: "g1", CreatedAt: now.AddDate(0, 0, -days), Content: content}
+		return storage.Message{ID: id, Role: "user", SenderID: sender, ConversationID: "g1", GroupID: "g1", CreatedAt: may20.AddDate(0, 0, -days), Content: content}
 	}
 	base := []storage.Message{
 		msg("m1", "7", 90, "went skiing in the Alps in February, legs still sore"),
@@ -204,7 +229,7 @@ func TestYesNoNamesItsThing(t *testing.T) {
 		msg("m4", "7", 30, "the new espresso machine at the office is loud"),
 	}
 	const question = "Did I go skiing in Hokkaido this year?"
-	resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", base, question, now)
+	resp := recallDict(t, base, question)
 	if cited := citedIDs(resp); len(cited) > 0 {
 		t.Errorf("cited %v, want none (notes %q)", cited, resp.Limits.Notes)
 	}
@@ -213,12 +238,12 @@ func TestYesNoNamesItsThing(t *testing.T) {
 	}
 	// Asking about it names it only in a question.
 	asked := append(slices.Clone(base), msg("m6", "7", 25, "should I go skiing in Hokkaido next winter? heard the powder is unreal"))
-	resp = recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", asked, question, now)
+	resp = recallDict(t, asked, question)
 	if cited := citedIDs(resp); len(cited) > 0 {
 		t.Errorf("asked only: cited %v, want none (notes %q)", cited, resp.Limits.Notes)
 	}
 	named := append(slices.Clone(base), msg("m5", "7", 20, "skiing in Hokkaido was unreal, the powder in Niseko!"))
-	resp = recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", named, question, now)
+	resp = recallDict(t, named, question)
 	if cited := citedIDs(resp); !slices.Contains(cited, "m5") || slices.Contains(cited, "m1") {
 		t.Errorf("cited %v, want m5 and not m1 (notes %q)", cited, resp.Limits.Notes)
 	}
@@ -231,19 +256,14 @@ func TestYesNoNamesItsThing(t *testing.T) {
 // name is no one's and the message answers nothing. The quote after a
 // space ("拙政园 她说…") is the child's, the outing the user's.
 func TestRelativeByName(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
-	named := msg("m1", 120, "女儿朵朵四岁 今天幼儿园表演她演一棵树")
-	filler := []storage.Message{
-		msg("m3", 60, "周末在家烤了个戚风 塌成饼了"),
-		msg("m4", 10, "年终奖只发了一个月 心凉半截"),
-	}
+	named := said("m1", 120, "女儿朵朵四岁 今天幼儿园表演她演一棵树")
+	filler := offTopic("m3", 60, "m4", 10)
 	for _, tc := range []struct {
 		question string
 		answer   storage.Message
 	}{
-		{"对了，我闺女对什么东西过敏来着？", msg("m2", 90, "朵朵查出来对花生过敏 以后零食都得看配料表")},
-		{"上周六我带娃去哪儿了", msg("m2", 4, "周六带朵朵逛了拙政园 她说像电视里的皇宫")},
+		{"对了，我闺女对什么东西过敏来着？", said("m2", 90, "朵朵查出来对花生过敏 以后零食都得看配料表")},
+		{"上周六我带娃去哪儿了", said("m2", 4, "周六带朵朵逛了拙政园 她说像电视里的皇宫")},
 	} {
 		rest := append([]storage.Message{tc.answer}, filler...)
 		for _, c := range []struct {
@@ -254,7 +274,7 @@ func TestRelativeByName(t *testing.T) {
 			{"named with the relation", append([]storage.Message{named}, rest...), true},
 			{"never named", rest, false},
 		} {
-			resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", c.msgs, tc.question, now)
+			resp := recallDict(t, c.msgs, tc.question)
 			if got := slices.Contains(citedIDs(resp), "m2"); got != c.want {
 				t.Errorf("%s, %s: cited %v, want m2 cited %v (notes %q)", tc.question, c.name, citedIDs(resp), c.want, resp.Limits.Notes)
 			}
@@ -266,14 +286,8 @@ func TestRelativeByName(t *testing.T) {
 // 班？") is answered by a message that names one ("下个月去深圳上班"), not by
 // one about the work that names none; with none named, nothing answers.
 func TestPlaceKind(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
-	city := msg("m1", 120, "offer来了 涨了四成 下个月去深圳上班 南山那边")
-	rest := []storage.Message{
-		msg("m2", 90, "新公司上班最烦的就是每周三九点早会 起不来"),
-		msg("m3", 60, "周末在家烤了个戚风 塌成饼了"),
-		msg("m4", 30, "年终奖只发了一个月 心凉半截"),
-	}
+	city := said("m1", 120, "offer来了 涨了四成 下个月去深圳上班 南山那边")
+	rest := append([]storage.Message{said("m2", 90, "新公司上班最烦的就是每周三九点早会 起不来")}, offTopic("m3", 60, "m4", 30)...)
 	const question = "我在哪个城市上班来着？"
 	for _, tc := range []struct {
 		name string
@@ -283,7 +297,7 @@ func TestPlaceKind(t *testing.T) {
 		{"a city named", append([]storage.Message{city}, rest...), []string{"m1"}},
 		{"none named", rest, nil},
 	} {
-		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", tc.msgs, question, now)
+		resp := recallDict(t, tc.msgs, question)
 		if got := citedIDs(resp); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: cited %v, want %v (notes %q)", tc.name, got, tc.want, resp.Limits.Notes)
 		}
@@ -298,15 +312,11 @@ func TestPlaceKind(t *testing.T) {
 // share no word of their own ("烟又抽上了" and "戒烟贴贴了十来天了 一根没
 // 抽"): the later one, which turns the other's polarity, supersedes it.
 func TestNowLatestOfTheQuestion(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
-	msgs := []storage.Message{
-		msg("m1", 60, "烟又抽上了 跑车太熬人 一天半包"),
-		msg("m2", 12, "戒烟贴贴了十来天了 一根没抽"),
-		msg("m3", 40, "周末在家烤了个戚风 塌成饼了"),
-		msg("m4", 30, "年终奖只发了一个月 心凉半截"),
-	}
-	resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", msgs, "我现在还抽烟不？", now)
+	msgs := append([]storage.Message{
+		said("m1", 60, "烟又抽上了 跑车太熬人 一天半包"),
+		said("m2", 12, "戒烟贴贴了十来天了 一根没抽"),
+	}, offTopic("m3", 40, "m4", 30)...)
+	resp := recallDict(t, msgs, "我现在还抽烟不？")
 	if got := citedIDs(resp); !slices.Equal(got, []string{"m2"}) {
 		t.Errorf("cited %v, want m2 only (notes %q)", got, resp.Limits.Notes)
 	}
@@ -320,21 +330,18 @@ func TestNowLatestOfTheQuestion(t *testing.T) {
 // answers the question with it, as a reply does with its question. A
 // user's turn that agrees leaves the assistant's summary standing.
 func TestCorrectedByUser(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
 	bot := func(id string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: now.AddDate(0, 0, -days).Add(time.Minute), Content: content}
+		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
 	}
 	reply := func(id string, days int, content string) storage.Message {
-		m := userSaid(now, id, days, content)
+		m := said(id, days, content)
 		m.CreatedAt = m.CreatedAt.Add(2 * time.Minute)
 		return m
 	}
-	base := []storage.Message{
-		userSaid(now, "m1", 50, "决定了 三月底辞职 出来单干"),
+	base := append([]storage.Message{
+		said("m1", 50, "决定了 三月底辞职 出来单干"),
 		bot("m2", 50, "好的，记下了：你三月底辞职，之后做全职插画师🎨"),
-		userSaid(now, "m4", 40, "周末在家烤了个戚风 塌成饼了"),
-		userSaid(now, "m5", 30, "年终奖只发了一个月 心凉半截"),
-	}
+	}, offTopic("m4", 40, "m5", 30)...)
 	const question = "我辞职之后打算干什么来着？"
 	for _, tc := range []struct {
 		name  string
@@ -345,7 +352,7 @@ func TestCorrectedByUser(t *testing.T) {
 		{"denied", reply("m3", 50, "不是插画！还是做UI 只是自己接单"), "m3", "m2"},
 		{"agreed", reply("m3", 50, "对 就是这样 先攒点作品集"), "", "m3"},
 	} {
-		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", append(slices.Clone(base), tc.reply), question, now)
+		resp := recallDict(t, append(slices.Clone(base), tc.reply), question)
 		cited := citedIDs(resp)
 		if tc.cited != "" && !slices.Contains(cited, tc.cited) || slices.Contains(cited, tc.not) {
 			t.Errorf("%s: cited %v, want %q and not %q (notes %q)", tc.name, cited, tc.cited, tc.not, resp.Limits.Notes)
@@ -357,14 +364,10 @@ func TestCorrectedByUser(t *testing.T) {
 // is answered by a message that names a place, that one or another ("我在
 // 深圳工作吗？" and "在温哥华做前端"), not by one that names none.
 func TestYesNoOfPlace(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
-	msgs := []storage.Message{
-		msg("m1", 40, "说带儿子出去玩 没有的事 儿子要中考哪有空"),
-		msg("m2", 30, "在温哥华做前端工作 五年了"),
-		msg("m3", 20, "周末在家烤了个戚风 塌成饼了"),
-		msg("m4", 10, "年终奖只发了一个月 心凉半截"),
-	}
+	msgs := append([]storage.Message{
+		said("m1", 40, "说带儿子出去玩 没有的事 儿子要中考哪有空"),
+		said("m2", 30, "在温哥华做前端工作 五年了"),
+	}, offTopic("m3", 20, "m4", 10)...)
 	for _, tc := range []struct {
 		question string
 		want     []string
@@ -372,7 +375,7 @@ func TestYesNoOfPlace(t *testing.T) {
 		{"我之前是不是说过要带儿子去日本玩来着？", nil},
 		{"我在深圳工作吗？", []string{"m2"}},
 	} {
-		resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", msgs, tc.question, now)
+		resp := recallDict(t, msgs, tc.question)
 		if got := citedIDs(resp); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: cited %v, want %v (notes %q)", tc.question, got, tc.want, resp.Limits.Notes)
 		}
@@ -384,16 +387,13 @@ func TestYesNoOfPlace(t *testing.T) {
 // they share little else with it ("周末和朋友看了《唐探4》"); a message about
 // the cinema without a title is no answer.
 func TestTitleKind(t *testing.T) {
-	now := time.Date(2026, 5, 20, 12, 0, 0, 0, time.UTC)
-	msg := func(id string, days int, content string) storage.Message { return userSaid(now, id, days, content) }
 	msgs := []storage.Message{
-		msg("m1", 120, "今天去看了《流浪地球3》，特效太顶了"),
-		msg("m2", 100, "周末和朋友看了《唐探4》，笑死"),
-		msg("m3", 80, "楼下新开的电影院爆米花好贵"),
-		msg("m4", 60, "周末在家烤了个戚风 塌成饼了"),
-		msg("m5", 30, "年终奖只发了一个月 心凉半截"),
+		said("m1", 120, "今天去看了《流浪地球3》，特效太顶了"),
+		said("m2", 100, "周末和朋友看了《唐探4》，笑死"),
+		said("m3", 80, "楼下新开的电影院爆米花好贵"),
 	}
-	resp := recallBilingual(t, "gloss_weight: 1", "gloss_weight: 1", msgs, "我今年看过哪几部电影？", now)
+	msgs = append(msgs, offTopic("m4", 60, "m5", 30)...)
+	resp := recallDict(t, msgs, "我今年看过哪几部电影？")
 	got := citedIDs(resp)
 	if !slices.Contains(got, "m1") || !slices.Contains(got, "m2") || slices.Contains(got, "m3") {
 		t.Errorf("cited %v, want m1 and m2, not m3 (notes %q)", got, resp.Limits.Notes)
