@@ -484,7 +484,8 @@ func (or *offlineRun) looseWindow() bool {
 // bridge follows the names the best hits give (我养了两只猫，一只叫团子，一
 // 只叫年糕; my cat Mochi) to the messages that speak of them by name only
 // ("团子三岁了，年糕才一岁"), for a question whose answer may lie there: one
-// asking for several things, a number, an age or a kind. A message that
+// asking for several things, a number, an age or a kind. For one asking
+// for several things it follows the places they name too. A message that
 // names one of them bears the question out as the hit that named it did
 // (candidate.via). One lexical search; a spent budget ends it quietly.
 func (or *offlineRun) bridge(ctx context.Context) error {
@@ -517,6 +518,17 @@ func (or *offlineRun) bridge(ctx context.Context) error {
 			if from[u] == nil {
 				from[u] = c
 				given = append(given, u)
+			}
+		}
+		// A question that asks for several things is answered again where
+		// a place a best hit names comes up again ("又去杭州了，这次待一周"
+		// after "今天去杭州出差", for "我今年出差去过哪些城市？").
+		if o.aggregate {
+			for _, pl := range or.dict.Places(c.ev.Content) {
+				if l := strings.ToLower(pl); !strings.Contains(lowerQ, l) && from[l] == nil {
+					from[l] = c
+					given = append(given, pl)
+				}
 			}
 		}
 	}

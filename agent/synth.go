@@ -736,9 +736,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 				return ok && r.ownWords(rel, r.questionIDF(rel), c)
 			}
 		}
-		kept = r.latest(kept, false, chat, nil, bears)
+		kept = r.latest(kept, false, chat, nil, rel.broad, bears)
 	case !o.past && chat:
-		kept = r.latest(kept, true, true, lowerAll(o.names), nil)
+		kept = r.latest(kept, true, true, lowerAll(o.names), rel.broad, nil)
 	}
 	kept = r.keepOnlyWhy(kept, func(c *candidate) (bool, string) {
 		if partly(c) {
@@ -931,9 +931,15 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 // statement bears the question out by its own words: two that do are on
 // one subject, the question's.
 //
+// broad are the words that stand for a topic the question names as a
+// whole (observation.broad: nurse for "What's my profession?"): a later
+// statement that shares only the earlier one's other words ("switched to
+// day shifts" after "I work as a nurse, night shifts mostly") revises
+// those, not the answer, unless it has one of them.
+//
 // Without revisions (a dialogue of named people), only kept statements
 // supersede each other and none takes another's support.
-func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []string, bears func(*candidate) bool) []*candidate {
+func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broad []string, bears func(*candidate) bool) []*candidate {
 	filler := r.skill.Params.Markers["filler"]
 	revision := r.skill.Params.Markers["revision"].Words()
 	why := "the question asks about now"
@@ -975,7 +981,8 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names []str
 				// earlier statement's by more than the words of revising
 				// (推迟, moved), which any two revisions share.
 				if !shareTermLists(fb.terms, questionTerms, names) &&
-					!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), names) {
+					(!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), names) ||
+						len(broad) > 0 && !slices.ContainsFunc(broad, func(w string) bool { return containsWord(strings.ToLower(b.ev.Content), w) })) {
 					continue
 				}
 				if b.flags = r.flags(b); b.flags.excluded() != "" {

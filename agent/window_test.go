@@ -399,3 +399,33 @@ func TestTitleKind(t *testing.T) {
 		t.Errorf("cited %v, want m1 and m2, not m3 (notes %q)", got, resp.Limits.Notes)
 	}
 }
+
+// TestBridgePlaces: a question that asks for several things ("我今年出差去过
+// 哪些城市？") is answered again where the place a bearing hit names comes
+// up again ("又去深圳了"), though that message shares no word of the
+// question.
+func TestBridgePlaces(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 50, "今天去深圳出差，住两晚"),
+		said("m2", 14, "又去深圳了，这次待一周"),
+	}, offTopic("m3", 40, "m4", 30)...)
+	resp := recallDict(t, msgs, "我今年出差去过哪些城市？")
+	if got := citedIDs(resp); !slices.Contains(got, "m1") || !slices.Contains(got, "m2") {
+		t.Errorf("cited %v, want m1 and m2 (notes %q)", got, resp.Limits.Notes)
+	}
+}
+
+// TestRevisionOffTheTopic: for a question that names its topic as a whole
+// ("What's my profession?"), a later statement that shares only the
+// earlier one's other words ("switched to day shifts" after "I work as a
+// nurse, night shifts mostly") revises those, not the answer.
+func TestRevisionOffTheTopic(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 90, "I work as a nurse in the ICU, night shifts mostly"),
+		said("m2", 8, "switched to day shifts this month, finally sleeping normally"),
+	}, offTopic("m3", 40, "m4", 30)...)
+	resp := recallDict(t, msgs, "What's my profession?")
+	if got := citedIDs(resp); !slices.Equal(got, []string{"m1"}) {
+		t.Errorf("cited %v, want m1 (notes %q)", got, resp.Limits.Notes)
+	}
+}
