@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recalld/recalld/internal/bilingual"
+	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -22,6 +23,9 @@ type offlineBrain struct {
 	skill  *Skill
 	asking Lexicon         // askingWords of the skill's params, built once
 	dict   *bilingual.Dict // nil: no matching across Chinese and English
+	// wordnet knows what a thing is a kind of (WithWordNet); nil: only the
+	// skill's kinds and topics do.
+	wordnet *wordnet.WordNet
 }
 
 func (b *offlineBrain) name() string { return "offline" }
@@ -180,6 +184,16 @@ func (or *offlineRun) observe() {
 		rel.places = or.places()
 	}
 	rel.kindTerms = or.kindTerms(r.question, o, rel.evidence, rel.places)
+	byTerm, broad := or.wordKinds(r.question, rel.evidence)
+	rel.broadKinds = broad
+	for t, named := range byTerm {
+		if rel.kindTerms == nil {
+			rel.kindTerms = make(map[string]func(string) bool)
+		}
+		if rel.kindTerms[t] == nil {
+			rel.kindTerms[t] = named
+		}
+	}
 	if in, ok := p.Intents[o.intent]; ok && o.intentHits > 0 {
 		rel.kind = lowerAll(in.Words())
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recalld/recalld/internal/bilingual"
+	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -186,7 +187,8 @@ type Agent struct {
 	skill   *Skill
 	llm     brain // nil: offline only
 	offline *offlineBrain
-	dict    *bilingual.Dict // nil: words match in their own language only
+	dict    *bilingual.Dict  // nil: words match in their own language only
+	wordnet *wordnet.WordNet // nil: kinds of things from the skill's lexicons only
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -209,7 +211,7 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 	for _, o := range opts {
 		o(a)
 	}
-	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), dict: a.dict}
+	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), dict: a.dict, wordnet: a.wordnet}
 	return a
 }
 

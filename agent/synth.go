@@ -173,6 +173,11 @@ type relevance struct {
 	// 区 of 哪个区), each with whether a message names one of its kind: such
 	// a message has the term (hasIn).
 	kindTerms map[string]func(content string) bool
+	// broadKinds are the kinds a question asks for by a word that names
+	// its topic as a whole and is no evidence term (乐器), each with
+	// whether a message names a thing of it: such a message bears the
+	// question out as a word of the topic does (namesBroadKind).
+	broadKinds []func(content string) bool
 }
 
 // hasIn is has for a message: the text (lower case) has the term, or the
@@ -242,7 +247,17 @@ func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit
 			return max(s, credit)
 		}
 	}
+	if rel.namesBroadKind(e.Content) {
+		return max(s, credit)
+	}
 	return s
+}
+
+// namesBroadKind reports whether a message names a thing of a kind the
+// question asks for by a word that names its topic as a whole (乐器 of
+// 那个乐器叫啥: offlineRun.wordKinds), as a word of the topic would.
+func (rel relevance) namesBroadKind(content string) bool {
+	return slices.ContainsFunc(rel.broadKinds, func(named func(string) bool) bool { return named(content) })
 }
 
 // overlap is the share of the question's key terms a message contains, at
@@ -269,6 +284,9 @@ func (rel relevance) overlap(e queryapi.Evidence) float64 {
 		if containsWord(text, x) {
 			return max(ov, 0.25)
 		}
+	}
+	if rel.namesBroadKind(e.Content) {
+		return max(ov, 0.25)
 	}
 	return ov
 }

@@ -2,12 +2,14 @@ package agent_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/storage"
 )
 
@@ -427,5 +429,50 @@ func TestRevisionOffTheTopic(t *testing.T) {
 	resp := recallDict(t, msgs, "What's my profession?")
 	if got := citedIDs(resp); !slices.Equal(got, []string{"m1"}) {
 		t.Errorf("cited %v, want m1 (notes %q)", got, resp.Limits.Notes)
+	}
+}
+
+// TestWordNetKinds: a question asking for a thing of a kind ("What race
+// am I getting ready for", "那个乐器叫啥") is borne out by a message naming
+// a thing of that kind ("a uke", which no lexicon of the skill lists), in
+// either language, when WordNet knows the kind
+// (the hand-made excerpt of internal/wordnet/testdata); without it the
+// message shares no word with the question and nothing answers. A kind
+// the question only mentions bears nothing out.
+func TestWordNetKinds(t *testing.T) {
+	wn, err := wordnet.Load(filepath.Join("..", "internal", "wordnet", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, question string
+		msgs           []storage.Message
+		want           []string
+	}{
+		{"en", "What race am I getting ready for these days?",
+			append([]storage.Message{said("m1", 20, "I'm training for a half marathon in October")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
+		{"zh question", "我最近自学的那个乐器叫啥来着？",
+			append([]storage.Message{said("m1", 20, "impulse bought a uke on taobao lol, 20 min of scales every night")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
+		{"mentioned, not asked", "Did I sign up for a race this year?",
+			append([]storage.Message{said("m1", 20, "I'm training for a half marathon in October")}, offTopic("m2", 40, "m3", 30)...), nil},
+	} {
+		for _, with := range []bool{false, true} {
+			opts := []agent.Option{agent.WithDictionary(agent.MiniDictionary(t))}
+			if with {
+				opts = append(opts, agent.WithWordNet(wn))
+			}
+			a := agent.New(serviceWith(t, "tg:7", tc.msgs), mustSkill(t), opts...)
+			resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: tc.question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.want
+			if !with {
+				want = nil
+			}
+			if got := citedIDs(resp); !slices.Equal(got, want) {
+				t.Errorf("%s, wordnet %v: cited %v, want %v (notes %q)", tc.name, with, got, want, resp.Limits.Notes)
+			}
+		}
 	}
 }

@@ -28,6 +28,7 @@ func (a *app) benchCmd(ctx context.Context, args []string) error {
 	log := slog.New(slog.NewTextHandler(a.stderr, nil))
 	cfg := flags.Config(log)
 	cfg.Dictionary = cmdconfig.Dictionary(config.DefaultConfig().DictionaryDir, log)
+	cfg.WordNet = cmdconfig.WordNet(config.DefaultConfig().WordNetDir, log)
 	switch *flags.Embedder {
 	case "hash":
 	case "default":

@@ -25,6 +25,7 @@ import (
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/internal/embed/bge"
 	"github.com/recalld/recalld/internal/embed/uselite"
+	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -125,6 +126,9 @@ func NewAgent(store *storage.Store, log *slog.Logger, cfg config.Config) (*agent
 	if d := Dictionary(cfg.DictionaryDir, log); d != nil {
 		opts = append(opts, agent.WithDictionary(d))
 	}
+	if w := WordNet(cfg.WordNetDir, log); w != nil {
+		opts = append(opts, agent.WithWordNet(w))
+	}
 	if llm.Model != "" {
 		m, err := agent.NewOpenAIModel(cmp.Or(llm.BaseURL, "https://api.openai.com/v1"), llm.APIKey, llm.Model, nil)
 		if err != nil {
@@ -170,6 +174,40 @@ func Dictionary(dir string, log *slog.Logger) *bilingual.Dict {
 	}
 	dictionaries.byDir[dir] = d
 	return d
+}
+
+var wordnets struct {
+	sync.Mutex
+	byDir map[string]*wordnet.WordNet
+}
+
+// WordNet is the nouns of WordNet read from dir, once per process (nil,
+// with a warning, when they cannot be read: recall then knows kinds of
+// things from the skill's lexicons only).
+func WordNet(dir string, log *slog.Logger) *wordnet.WordNet {
+	if dir == "" {
+		return nil
+	}
+	wordnets.Lock()
+	defer wordnets.Unlock()
+	if w, ok := wordnets.byDir[dir]; ok {
+		return w
+	}
+	start := time.Now()
+	w, err := wordnet.Load(dir)
+	if err != nil {
+		log.Warn("wordnet not loaded; recall knows kinds of things from its lexicons only",
+			"dir", dir, "err", err, "fix", "scripts/fetch-wordnet.sh (make setup)")
+		w = nil
+	} else {
+		log.Info("wordnet loaded", "dir", dir, "synsets", w.Len(), "load_ms", time.Since(start).Milliseconds())
+		debug.FreeOSMemory()
+	}
+	if wordnets.byDir == nil {
+		wordnets.byDir = make(map[string]*wordnet.WordNet)
+	}
+	wordnets.byDir[dir] = w
+	return w
 }
 
 // OpenStore opens the store of cfg with its embedder.

@@ -65,6 +65,11 @@ type Config struct {
 	// language (猫 ↔ cat). Without it words match in their own language.
 	DictionaryDir string `toml:"dictionary_dir"`
 
+	// WordNetDir holds the nouns of WordNet (scripts/fetch-wordnet.sh),
+	// from which recall knows what a thing is a kind of (a harmonica is a
+	// musical instrument). Without it only the skill's lexicons do.
+	WordNetDir string `toml:"wordnet_dir"`
+
 	// Cognitive configures the historian and its job queue (cognitive.go).
 	Cognitive CognitiveConfig `toml:"cognitive"`
 
@@ -169,6 +174,7 @@ func DefaultConfig() Config {
 			MultilingualModelDir: "models/multilingual-e5-small", MultilingualWeight: embed.DefaultMultilingualWeight, EnModel: "use-lite", E5ModelDir: "models/e5-small-v2",
 			Retry: Duration{30 * time.Second}},
 		DictionaryDir: "models/cc-cedict",
+		WordNetDir:    "models/wordnet",
 		Cognitive:     defaultCognitive(),
 		Breaker:       BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
 	}
@@ -227,6 +233,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.StringVar(&cfg.Embedder.MultilingualModelDir, "embedder-multilingual-model-dir", cfg.Embedder.MultilingualModelDir, "multilingual-e5-small model file for embedder use (env RECALLD_EMBEDDER_MULTILINGUAL_MODEL_DIR)")
 	fs.Float64Var(&cfg.Embedder.MultilingualWeight, "embedder-multilingual-weight", cfg.Embedder.MultilingualWeight, "share of the similarity from multilingual-e5-small, 0 = off (env RECALLD_EMBEDDER_MULTILINGUAL_WEIGHT)")
 	fs.StringVar(&cfg.DictionaryDir, "dictionary-dir", cfg.DictionaryDir, "CC-CEDICT files, for matching Chinese and English words (env RECALLD_DICTIONARY_DIR)")
+	fs.StringVar(&cfg.WordNetDir, "wordnet-dir", cfg.WordNetDir, "WordNet noun files, for knowing what a thing is a kind of (env RECALLD_WORDNET_DIR)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
 	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
@@ -340,6 +347,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_EMBEDDER_EN_MODEL", &cfg.Embedder.EnModel)
 	str("RECALLD_EMBEDDER_E5_MODEL_DIR", &cfg.Embedder.E5ModelDir)
 	str("RECALLD_DICTIONARY_DIR", &cfg.DictionaryDir)
+	str("RECALLD_WORDNET_DIR", &cfg.WordNetDir)
 	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)

@@ -27,6 +27,7 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
 	"github.com/recalld/recalld/storage"
@@ -72,7 +73,10 @@ type Config struct {
 	// Dictionary lets /recall match Chinese and English words, as serve's
 	// does (nil: words match in their own language only).
 	Dictionary *bilingual.Dict
-	Logger     *slog.Logger
+	// WordNet lets /recall know what a thing is a kind of, as serve's does
+	// (nil: only the skill's lexicons know).
+	WordNet *wordnet.WordNet
+	Logger  *slog.Logger
 }
 
 // Latency is the latency of one operation for one class of user.
@@ -90,6 +94,7 @@ type Report struct {
 	Population    Population `json:"population"`
 	Embedder      string     `json:"embedder"`   // name/dimension
 	Dictionary    bool       `json:"dictionary"` // /recall matched Chinese and English words
+	WordNet       bool       `json:"wordnet"`    // /recall knew kinds of things from WordNet
 	Messages      int        `json:"messages"`
 	HeavyMessages int        `json:"heavy_messages_total"`
 	LightMessages int        `json:"light_messages_total"`
@@ -202,8 +207,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	ag := agent.New(svc, skill, agent.WithDictionary(cfg.Dictionary))
+	ag := agent.New(svc, skill, agent.WithDictionary(cfg.Dictionary), agent.WithWordNet(cfg.WordNet))
 	rep.Dictionary = cfg.Dictionary != nil
+	rep.WordNet = cfg.WordNet != nil
 	debug.FreeOSMemory()
 	resetPeakRSS()
 	r := rand.New(rand.NewPCG(p.Seed, 7))

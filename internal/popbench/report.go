@@ -16,6 +16,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		{"messages", fmt.Sprintf("%d (heavy %d, light %d)", r.Messages, r.HeavyMessages, r.LightMessages)},
 		{"embedder", r.Embedder},
 		{"dictionary", map[bool]string{true: "CC-CEDICT (as serve)", false: "none"}[r.Dictionary]},
+		{"wordnet", map[bool]string{true: "WordNet 3.1 nouns (as serve)", false: "none"}[r.WordNet]},
 		{"disk", fmt.Sprintf("%s, %.1f KB per user, %.2f KB per message", mb(r.DiskBytes), r.DiskPerUser()/1e3, float64(r.DiskBytes)/float64(max(r.Messages, 1))/1e3)},
 		{"ack rate", fmt.Sprintf("%.0f msg/s", r.AckRate)},
 		{"indexing rate", fmt.Sprintf("%.0f msg/s", r.IndexRate)},

@@ -1,0 +1,169 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/recalld/recalld/internal/bilingual"
+	"github.com/recalld/recalld/internal/wordnet"
+)
+
+// WithWordNet lets the offline brain know what a thing is a kind of (a
+// harmonica is a musical instrument, a marathon a race): a question naming
+// a kind ("我最近自学的那个乐器叫啥来着？", "What race am I getting ready
+// for?") is borne out by a message naming a thing of it ("impulse bought a
+// chromatic harmonica"), in either language through the dictionary.
+// Without it (nil) only the skill's kinds and topics know such things.
+func WithWordNet(w *wordnet.WordNet) Option {
+	return func(a *Agent) { a.wordnet = w }
+}
+
+// kindSenses is how many of a Chinese word's English senses are read, the
+// most common first: 乐器 is a musical instrument, 尤克里里 a ukulele.
+const kindSenses = 2
+
+// wordKinds returns the evidence terms of the question that name the kind
+// of thing it asks for (askedNouns) when WordNet knows it as one (race;
+// 乐器 by its sense "musical instrument"), each with whether a message
+// names a thing of that kind, and the kinds asked for by a noun no
+// evidence term lies in (a word naming a topic as a whole, which is no
+// evidence: relevance.broadKinds). Only the noun asked for: a kind the
+// question merely mentions ("What does Nate use to remember his dog?") is
+// borne out by every dog.
+func (or *offlineRun) wordKinds(question string, evidence []string) (byTerm map[string]func(string) bool, broad []func(string) bool) {
+	if or.wordnet == nil {
+		return nil, nil
+	}
+	add := func(t string, named func(string) bool) {
+		if byTerm == nil {
+			byTerm = make(map[string]func(string) bool)
+		}
+		if byTerm[t] == nil {
+			byTerm[t] = named
+		}
+	}
+	for _, n := range askedNouns(question, or.dict) {
+		var k *wordnet.Kind
+		var in func(t string) bool
+		if isCJKString(n) {
+			for _, en := range firstN(or.dict.English(n), kindSenses) {
+				if k = or.wordnet.Kind(en); k != nil {
+					break
+				}
+			}
+			in = func(t string) bool { return isCJKString(t) && utf8.RuneCountInString(t) > 1 && strings.Contains(n, t) }
+		} else {
+			k = or.wordnet.Kind(n)
+			in = func(t string) bool { return t == n || t == stem(n) }
+		}
+		if k == nil {
+			continue
+		}
+		named, found := or.namesOfKind(k), false
+		for _, t := range evidence {
+			if in(t) {
+				add(t, named)
+				found = true
+			}
+		}
+		if !found {
+			broad = append(broad, named)
+		}
+	}
+	return byTerm, broad
+}
+
+// askedNouns returns the nouns a question asks for a thing of: the word
+// after what, which, any or what kind of ("What race am I getting ready
+// for?", "is there any medication I can't take?"); in Chinese the word
+// (of the dictionary: d) after 什么, 啥, 哪个, 那个… with or without a
+// measure word, or before 叫啥, 是什么… ("我最近自学的那个乐器叫啥来着？").
+func askedNouns(question string, d *bilingual.Dict) []string {
+	lower := strings.ToLower(question)
+	var out []string
+	for _, m := range askedEN.FindAllStringSubmatch(lower, -1) {
+		out = append(out, m[1])
+	}
+	if d == nil {
+		return out
+	}
+	for _, m := range askedAfterZH.FindAllStringSubmatch(lower, -1) {
+		if ws := d.Segment(m[1]); len(ws) > 0 && utf8.RuneCountInString(ws[0]) > 1 {
+			out = append(out, ws[0])
+		}
+	}
+	for _, m := range askedBeforeZH.FindAllStringSubmatch(lower, -1) {
+		if ws := d.Segment(m[1]); len(ws) > 0 && utf8.RuneCountInString(ws[len(ws)-1]) > 1 {
+			out = append(out, ws[len(ws)-1])
+		}
+	}
+	return out
+}
+
+var (
+	askedEN       = regexp.MustCompile(`\b(?:what|which|any)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([a-z]{3,})`)
+	askedAfterZH  = regexp.MustCompile(`(?:什么|啥|哪个|哪种|哪款|哪些|哪几|哪家|哪部|哪本|哪一|那个|那种|那款)[个种款部本件只位家样类]?(\p{Han}{2,4})`)
+	askedBeforeZH = regexp.MustCompile(`(\p{Han}{2,4})(?:叫啥|叫什么|是啥|是什么|是哪)`)
+)
+
+// namesOfKind reports whether a message names a thing of kind k: a word
+// or a phrase of up to three words of its English, or the first English
+// senses of a Chinese word of it (尤克里里 → ukulele). Answers are
+// remembered per message: synthesis asks of every candidate, more than
+// once.
+func (or *offlineRun) namesOfKind(k *wordnet.Kind) func(content string) bool {
+	var mu sync.Mutex
+	seen := make(map[string]bool)
+	return func(content string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		named, ok := seen[content]
+		if !ok {
+			named = or.names(k, content)
+			seen[content] = named
+		}
+		return named
+	}
+}
+
+func (or *offlineRun) names(k *wordnet.Kind, content string) bool {
+	words := latinWords(strings.ToLower(content))
+	for n := 1; n <= 3; n++ {
+		for i := 0; i+n <= len(words); i++ {
+			if k.Has(strings.Join(words[i:i+n], " ")) {
+				return true
+			}
+		}
+	}
+	if or.dict == nil {
+		return false
+	}
+	for _, w := range or.dict.Segment(content) {
+		if utf8.RuneCountInString(w) < 2 || !isCJKString(w) {
+			continue
+		}
+		for _, en := range firstN(or.dict.English(w), kindSenses) {
+			if k.Has(en) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// latinWords are the words of a lower-case text written in Latin letters,
+// of three letters or more.
+func latinWords(lower string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) || isCJK(r) }) {
+		if len(w) >= 3 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func firstN(s []string, n int) []string { return s[:min(n, len(s))] }

@@ -1,0 +1,332 @@
+// Package wordnet reads the nouns of WordNet 3.1 (scripts/fetch-wordnet.sh)
+// to tell what a thing is a kind of: a harmonica is a musical instrument, a
+// marathon a race, penicillin a medication. The recall agent uses it so
+// that a question naming a kind ("我最近自学的那个乐器叫啥来着？", "What race
+// am I getting ready for?") is borne out by a message naming a thing of
+// that kind ("impulse bought a chromatic harmonica", "training for a half
+// marathon").
+package wordnet
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The files Load reads inside its folder.
+const (
+	DataFile  = "data.noun"  // synsets: lexicographer file, words, hypernyms
+	IndexFile = "index.noun" // a noun's synsets, the most frequent sense first
+	VerbFile  = "index.verb" // a verb's senses (how many)
+)
+
+// The bounds of a kind (Kind): a noun whose first sense has fewer synsets
+// below it names no kind worth the name (a handful of synonyms), and one
+// with more is too broad to say anything (thing, activity, food).
+const (
+	minKindSynsets = 3
+	maxKindSynsets = 800
+)
+
+// kindFiles are the lexicographer files whose nouns name kinds of things a
+// chat user has, does or uses: acts (a sport), animals, artifacts (an
+// instrument, a medication), communication (a language), events (a race),
+// food and drink, plants and substances. Not people (a friend's kinds are a date
+// and a girlfriend), places (bilingual.Dict.Places knows them), time,
+// feelings, states, attributes, ideas and the like: what they file under
+// them is no answer to a question naming them (a month is no kind of
+// thing a user has).
+var kindFiles = map[int]bool{4: true, 5: true, 6: true, 10: true, 11: true, 13: true, 20: true, 27: true}
+
+// WordNet holds the noun synsets and their hypernyms. It is read-only
+// after Parse and safe for concurrent use.
+type WordNet struct {
+	synsets []synset
+	// senses maps a noun (lower case, spaces) to its synsets, the most
+	// frequent first: sense n and count c are arena[n : n+c], packed as
+	// n<<8 | c (a map of slices held the same in twice the memory).
+	senses map[string]uint32
+	arena  []int32
+	up     []int32          // the hypernyms of every synset (synset.upAt)
+	verbs  map[string]uint8 // verb → how many senses it has
+}
+
+type synset struct {
+	file uint8 // lexicographer file (04 noun.act …)
+	// hypernyms and instance hypernyms: WordNet.up[upAt : upAt+nUp]
+	nUp  uint8
+	upAt int32
+	// below counts the synsets under this one, a synset reached by two
+	// paths twice (kinds are bounded by it, not enumerated).
+	below int32
+}
+
+// hyper returns the hypernyms of synset s.
+func (w *WordNet) hyper(s int32) []int32 {
+	sy := w.synsets[s]
+	return w.up[sy.upAt : sy.upAt+int32(sy.nUp)]
+}
+
+// Load reads the three files of dir.
+func Load(dir string) (*WordNet, error) {
+	var rs [3]io.Reader
+	for i, name := range []string{DataFile, IndexFile, VerbFile} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		rs[i] = f
+	}
+	return Parse(rs[0], rs[1], rs[2])
+}
+
+// Parse reads data.noun, index.noun and index.verb in WordNet's database
+// format (wndb(5WN)); the licence lines at their top are skipped.
+func Parse(data, index, verbs io.Reader) (*WordNet, error) {
+	w := &WordNet{senses: make(map[string]uint32), verbs: make(map[string]uint8)}
+	byOffset := make(map[string]int32)
+	var hyper [][]string // hypernym offsets per synset, resolved after all are read
+	err := lines(data, func(f []string) error {
+		// offset lex_filenum ss_type w_cnt word lex_id … p_cnt ptr…
+		if len(f) < 4 {
+			return fmt.Errorf("short synset line")
+		}
+		file, err := strconv.Atoi(f[1])
+		if err != nil {
+			return fmt.Errorf("lexicographer file %q", f[1])
+		}
+		n, err := strconv.ParseInt(f[3], 16, 32)
+		if err != nil || len(f) < 5+2*int(n) {
+			return fmt.Errorf("word count %q", f[3])
+		}
+		s := synset{file: uint8(file)}
+		at := 4 + 2*int(n)
+		p, err := strconv.Atoi(f[at])
+		if err != nil || len(f) < at+1+4*p {
+			return fmt.Errorf("pointer count %q", f[at])
+		}
+		var up []string
+		for i := range p {
+			ptr := f[at+1+4*i : at+5+4*i]
+			if (ptr[0] == "@" || ptr[0] == "@i") && ptr[2] == "n" {
+				up = append(up, ptr[1])
+			}
+		}
+		byOffset[f[0]] = int32(len(w.synsets))
+		w.synsets = append(w.synsets, s)
+		hyper = append(hyper, up)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", DataFile, err)
+	}
+	for i, up := range hyper {
+		w.synsets[i].upAt = int32(len(w.up))
+		for _, off := range up {
+			if j, ok := byOffset[off]; ok && w.synsets[i].nUp < 255 {
+				w.up = append(w.up, j)
+				w.synsets[i].nUp++
+			}
+		}
+	}
+	w.countBelow()
+	err = lines(index, func(f []string) error {
+		// lemma pos synset_cnt p_cnt ptr… sense_cnt tagsense_cnt offset…
+		if len(f) < 4 {
+			return fmt.Errorf("short index line")
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return fmt.Errorf("synset count %q", f[2])
+		}
+		if len(f) < n {
+			return fmt.Errorf("index line of %q", f[0])
+		}
+		start := len(w.arena)
+		for _, off := range f[len(f)-n:] {
+			if j, ok := byOffset[off]; ok {
+				w.arena = append(w.arena, j)
+			}
+		}
+		if c := len(w.arena) - start; c > 0 && c < 256 {
+			// A key of its own: a slice of the line would keep the line.
+			w.senses[strings.Clone(lemma(f[0]))] = uint32(start)<<8 | uint32(c)
+		} else {
+			w.arena = w.arena[:start]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", IndexFile, err)
+	}
+	err = lines(verbs, func(f []string) error {
+		if len(f) < 3 {
+			return fmt.Errorf("short index line")
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil {
+			return fmt.Errorf("synset count %q", f[2])
+		}
+		w.verbs[strings.Clone(lemma(f[0]))] = uint8(min(n, 255))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", VerbFile, err)
+	}
+	if len(w.synsets) == 0 {
+		return nil, fmt.Errorf("wordnet: no synsets in %s", DataFile)
+	}
+	return w, nil
+}
+
+// lines calls fn with the fields of each line of r, the gloss after " | "
+// left out, skipping the licence lines (they start with spaces).
+func lines(r io.Reader, fn func(fields []string) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if line == "" || line[0] == ' ' {
+			continue
+		}
+		if i := strings.Index(line, " | "); i >= 0 {
+			line = line[:i]
+		}
+		if err := fn(strings.Fields(line)); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	return sc.Err()
+}
+
+// lemma is a WordNet word as text: lower case, spaces for underscores,
+// without the adjective marker (a), (p) or (ip).
+func lemma(w string) string {
+	if i := strings.IndexByte(w, '('); i > 0 {
+		w = w[:i]
+	}
+	return strings.ToLower(strings.ReplaceAll(w, "_", " "))
+}
+
+// Len is the number of noun synsets.
+func (w *WordNet) Len() int {
+	if w == nil {
+		return 0
+	}
+	return len(w.synsets)
+}
+
+// sensesOf returns a noun's synsets, the most frequent first.
+func (w *WordNet) sensesOf(noun string) []int32 {
+	p, ok := w.senses[noun]
+	if !ok {
+		return nil
+	}
+	start, n := p>>8, p&0xff
+	return w.arena[start : start+n]
+}
+
+// countBelow sets each synset's below: every synset adds one to each of
+// its ancestors, once per path.
+func (w *WordNet) countBelow() {
+	var up func(s int32, depth int)
+	up = func(s int32, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		for _, h := range w.hyper(s) {
+			w.synsets[h].below++
+			up(h, depth+1)
+		}
+	}
+	for i := range w.synsets {
+		up(int32(i), 0)
+	}
+}
+
+// maxDepth bounds a walk up the hypernyms (WordNet's nouns are at most
+// about twenty deep; a cycle in a broken file ends there).
+const maxDepth = 32
+
+// Kind is a kind of thing: the senses of a noun whose hyponyms, and theirs,
+// are things of the kind (musical instrument: harmonica, ukulele, guitar…).
+type Kind struct {
+	Noun string
+	w    *WordNet
+	tops []int32
+}
+
+// Has reports whether word (lower case, spaces between words) names a
+// thing of the kind by one of its senses; a plural is read as its
+// singular (harmonicas).
+func (k *Kind) Has(word string) bool {
+	if k == nil {
+		return false
+	}
+	forms := []string{word}
+	for _, suf := range []string{"es", "s"} {
+		if s, ok := strings.CutSuffix(word, suf); ok && len(s) >= 3 {
+			forms = append(forms, s)
+		}
+	}
+	for _, f := range forms {
+		for _, s := range k.w.sensesOf(f) {
+			if k.above(s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// above reports whether one of the kind's senses lies above synset s.
+func (k *Kind) above(s int32) bool {
+	seen := map[int32]bool{}
+	var up func(s int32, depth int) bool
+	up = func(s int32, depth int) bool {
+		if depth > maxDepth || seen[s] {
+			return false
+		}
+		seen[s] = true
+		for _, h := range k.w.hyper(s) {
+			if slices.Contains(k.tops, h) || up(h, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return up(s, 0)
+}
+
+// Kind returns the kind a noun (lower case; spaces between words) names:
+// its senses that are kinds of things (kindFiles: not a person, a place, a
+// time, an idea…) with minKindSynsets to maxKindSynsets synsets below them
+// (race: a contest of speed, and a raceway). It is nil when WordNet does
+// not know the noun, when it is more often a verb (work, move, change), or
+// when none of its senses is such a kind.
+func (w *WordNet) Kind(noun string) *Kind {
+	if w == nil {
+		return nil
+	}
+	senses := w.sensesOf(noun)
+	if len(senses) == 0 || int(w.verbs[noun]) > len(senses) {
+		return nil
+	}
+	var tops []int32
+	for _, s := range senses {
+		sy := w.synsets[s]
+		if kindFiles[int(sy.file)] && sy.below >= minKindSynsets && sy.below <= maxKindSynsets {
+			tops = append(tops, s)
+		}
+	}
+	if len(tops) == 0 {
+		return nil
+	}
+	return &Kind{Noun: noun, w: w, tops: tops}
+}

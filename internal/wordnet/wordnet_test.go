@@ -1,0 +1,122 @@
+package wordnet_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recalld/recalld/internal/wordnet"
+)
+
+func mini(t *testing.T) *wordnet.WordNet {
+	t.Helper()
+	w, err := wordnet.Load("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestKind: a noun names a kind when one of its senses is a kind of thing
+// with enough below it; its things are found by any of their senses and
+// in the plural.
+func TestKind(t *testing.T) {
+	w := mini(t)
+	if got := w.Len(); got != 20 {
+		t.Fatalf("Len = %d, want 20", got)
+	}
+	for _, tc := range []struct {
+		noun, word string
+		kind, has  bool
+	}{
+		{"race", "marathon", true, true},
+		{"race", "marathons", true, true},
+		{"race", "relay race", true, true},
+		{"race", "foot race", true, true},
+		{"race", "harmonica", true, false},
+		{"race", "race", true, false}, // the kind itself is no thing of it
+		{"musical instrument", "harmonica", true, true},
+		{"musical instrument", "harmonicas", true, true},
+		{"instrument", "uke", true, true},
+		{"musical instrument", "free-reed instrument", true, true},
+		{"month", "may", false, false},    // a time is no kind of thing
+		{"work", "project", false, false}, // more often a verb
+		{"pet", "lapdog", false, false},   // too few below it
+		{"violin", "", false, false},      // unknown
+	} {
+		k := w.Kind(tc.noun)
+		if (k != nil) != tc.kind {
+			t.Errorf("Kind(%q) = %v, want a kind: %v", tc.noun, k, tc.kind)
+			continue
+		}
+		if got := k.Has(tc.word); got != tc.has {
+			t.Errorf("Kind(%q).Has(%q) = %v, want %v", tc.noun, tc.word, got, tc.has)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	for name, data := range map[string]string{
+		"word count":    "00000010 11 n zz race 0 000 | x\n",
+		"pointer count": "00000010 11 n 01 race 0 0x1 | x\n",
+		"short":         "00000010 11\n",
+		"empty":         "  1 licence only\n",
+	} {
+		_, err := wordnet.Parse(strings.NewReader(data), strings.NewReader(""), strings.NewReader(""))
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := wordnet.Load(t.TempDir()); err == nil {
+		t.Error("Load of an empty folder: no error")
+	}
+}
+
+// TestWordNet31: the kinds a chat's questions ask for, in the installed
+// WordNet 3.1 (scripts/fetch-wordnet.sh; skipped without it).
+func TestWordNet31(t *testing.T) {
+	dir := filepath.Join("..", "..", "models", "wordnet")
+	if _, err := os.Stat(filepath.Join(dir, wordnet.DataFile)); err != nil {
+		t.Skip("models/wordnet not installed (make setup)")
+	}
+	w, err := wordnet.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		noun, word string
+		has        bool
+	}{
+		{"race", "marathon", true},
+		{"musical instrument", "ukulele", true},
+		{"musical instrument", "harmonica", true},
+		{"sport", "rock climbing", true},
+		{"sport", "badminton", true},
+		{"medication", "penicillin", true},
+		{"language", "german", true},
+		{"drink", "latte", true},
+		{"sport", "harmonica", false},
+	} {
+		if got := w.Kind(tc.noun).Has(tc.word); got != tc.has {
+			t.Errorf("Kind(%q).Has(%q) = %v, want %v", tc.noun, tc.word, got, tc.has)
+		}
+	}
+	for _, noun := range []string{"work", "month", "friend", "activity", "food"} {
+		if k := w.Kind(noun); k != nil {
+			t.Errorf("Kind(%q) is a kind, want none", noun)
+		}
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	dir := filepath.Join("..", "..", "models", "wordnet")
+	if _, err := os.Stat(filepath.Join(dir, wordnet.DataFile)); err != nil {
+		b.Skip("models/wordnet not installed (make setup)")
+	}
+	for b.Loop() {
+		if _, err := wordnet.Load(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
