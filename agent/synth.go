@@ -742,17 +742,14 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	chat := !queryapi.Dialogue(r.tools.User(), evs)
 	switch {
 	case o.present:
-		// In a bot chat, two statements that bear out a question about now
-		// by their own words, giving what it asks for, are on its subject.
-		// Not in a dialogue of named people (LoCoMo), as with revisions:
-		// there it measured -.002, within the run-to-run spread of that
-		// evaluation (README, tenth session).
-		var bears func(*candidate) bool
-		if chat {
-			bears = func(c *candidate) bool {
-				ok, _ := gives(c)
-				return ok && r.ownWords(rel, r.questionIDF(rel), c)
-			}
+		// Two statements that bear out a question about now by their own
+		// words, giving what it asks for, are on its subject. (In the tenth
+		// session this was kept out of dialogues of named people for a
+		// LoCoMo -.002 that came from a scalar-kernel build: with one build
+		// it changes no LoCoMo question. README, eleventh session.)
+		bears := func(c *candidate) bool {
+			ok, _ := gives(c)
+			return ok && r.ownWords(rel, r.questionIDF(rel), c)
 		}
 		kept = r.latest(kept, false, chat, nil, rel.broad, bears)
 	case !o.past && chat:
