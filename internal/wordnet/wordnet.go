@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -49,11 +50,12 @@ type WordNet struct {
 	synsets []synset
 	// senses maps a noun (lower case, spaces) to its synsets, the most
 	// frequent first: sense n and count c are arena[n : n+c], packed as
-	// n<<8 | c (a map of slices held the same in twice the memory).
-	senses map[string]uint32
+	// n<<8 | c. A table, not a map: a map of 118,000 nouns held 10 MB
+	// more.
+	senses table
 	arena  []int32
-	up     []int32          // the hypernyms of every synset (synset.upAt)
-	verbs  map[string]uint8 // verb → how many senses it has
+	up     []int32 // the hypernyms of every synset (synset.upAt)
+	verbs  table   // verb → how many senses it has
 }
 
 type synset struct {
@@ -89,7 +91,8 @@ func Load(dir string) (*WordNet, error) {
 // Parse reads data.noun, index.noun and index.verb in WordNet's database
 // format (wndb(5WN)); the licence lines at their top are skipped.
 func Parse(data, index, verbs io.Reader) (*WordNet, error) {
-	w := &WordNet{senses: make(map[string]uint32), verbs: make(map[string]uint8)}
+	w := &WordNet{}
+	var senses, verbCounts tableBuilder
 	byOffset := make(map[string]int32)
 	var hyper [][]string // hypernym offsets per synset, resolved after all are read
 	err := lines(data, func(f []string) error {
@@ -155,8 +158,7 @@ func Parse(data, index, verbs io.Reader) (*WordNet, error) {
 			}
 		}
 		if c := len(w.arena) - start; c > 0 && c < 256 {
-			// A key of its own: a slice of the line would keep the line.
-			w.senses[strings.Clone(lemma(f[0]))] = uint32(start)<<8 | uint32(c)
+			senses.add(lemma(f[0]), uint32(start)<<8|uint32(c))
 		} else {
 			w.arena = w.arena[:start]
 		}
@@ -173,7 +175,7 @@ func Parse(data, index, verbs io.Reader) (*WordNet, error) {
 		if err != nil {
 			return fmt.Errorf("synset count %q", f[2])
 		}
-		w.verbs[strings.Clone(lemma(f[0]))] = uint8(min(n, 255))
+		verbCounts.add(lemma(f[0]), uint32(n))
 		return nil
 	})
 	if err != nil {
@@ -182,6 +184,7 @@ func Parse(data, index, verbs io.Reader) (*WordNet, error) {
 	if len(w.synsets) == 0 {
 		return nil, fmt.Errorf("wordnet: no synsets in %s", DataFile)
 	}
+	w.senses, w.verbs = senses.build(), verbCounts.build()
 	return w, nil
 }
 
@@ -224,7 +227,7 @@ func (w *WordNet) Len() int {
 
 // sensesOf returns a noun's synsets, the most frequent first.
 func (w *WordNet) sensesOf(noun string) []int32 {
-	p, ok := w.senses[noun]
+	p, ok := w.senses.get(noun)
 	if !ok {
 		return nil
 	}
@@ -315,7 +318,7 @@ func (w *WordNet) Kind(noun string) *Kind {
 		return nil
 	}
 	senses := w.sensesOf(noun)
-	if len(senses) == 0 || int(w.verbs[noun]) > len(senses) {
+	if verbs, _ := w.verbs.get(noun); len(senses) == 0 || int(verbs) > len(senses) {
 		return nil
 	}
 	var tops []int32
@@ -329,4 +332,61 @@ func (w *WordNet) Kind(noun string) *Kind {
 		return nil
 	}
 	return &Kind{Noun: noun, w: w, tops: tops}
+}
+
+// table maps words to values: the words sorted and joined in one string,
+// each found by binary search (get).
+type table struct {
+	text string
+	ends []uint32 // word i is text[ends[i-1]:ends[i]]
+	vals []uint32
+}
+
+func (t table) word(i int) string {
+	start := uint32(0)
+	if i > 0 {
+		start = t.ends[i-1]
+	}
+	return t.text[start:t.ends[i]]
+}
+
+// get returns the value of word w.
+func (t table) get(w string) (uint32, bool) {
+	i := sort.Search(len(t.ends), func(i int) bool { return t.word(i) >= w })
+	if i < len(t.ends) && t.word(i) == w {
+		return t.vals[i], true
+	}
+	return 0, false
+}
+
+// tableBuilder collects a table's words and values; a word added twice
+// keeps its first value.
+type tableBuilder struct {
+	words []string
+	vals  []uint32
+}
+
+func (b *tableBuilder) add(w string, v uint32) {
+	b.words = append(b.words, w)
+	b.vals = append(b.vals, v)
+}
+
+func (b *tableBuilder) build() table {
+	idx := make([]int, len(b.words))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return b.words[idx[i]] < b.words[idx[j]] })
+	var text strings.Builder
+	t := table{}
+	for n, i := range idx {
+		if n > 0 && b.words[i] == b.words[idx[n-1]] {
+			continue
+		}
+		text.WriteString(b.words[i])
+		t.ends = append(t.ends, uint32(text.Len()))
+		t.vals = append(t.vals, b.vals[i])
+	}
+	t.text = text.String()
+	return t
 }
