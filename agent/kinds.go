@@ -3,7 +3,6 @@ package agent
 import (
 	"regexp"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -111,22 +110,10 @@ var (
 
 // namesOfKind reports whether a message names a thing of kind k: a word
 // or a phrase of up to three words of its English, or the first English
-// senses of a Chinese word of it (尤克里里 → ukulele). Answers are
-// remembered per message: synthesis asks of every candidate, more than
-// once.
+// senses of a Chinese word of it (尤克里里 → ukulele); remembered per
+// message (memo).
 func (or *offlineRun) namesOfKind(k *wordnet.Kind) func(content string) bool {
-	var mu sync.Mutex
-	seen := make(map[string]bool)
-	return func(content string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		named, ok := seen[content]
-		if !ok {
-			named = or.names(k, content)
-			seen[content] = named
-		}
-		return named
-	}
+	return memo(func(content string) bool { return or.names(k, content) })
 }
 
 func (or *offlineRun) names(k *wordnet.Kind, content string) bool {

@@ -231,20 +231,25 @@ func (or *offlineRun) kindTerms(question string, o observation, evidence []strin
 }
 
 // places reports whether a message names a place the dictionary knows
-// (bilingual.Dict.Places), remembering each message's answer: synthesis
-// asks of every candidate, more than once.
+// (bilingual.Dict.Places), remembering each message's answer (memo).
 func (or *offlineRun) places() func(content string) bool {
+	return memo(func(content string) bool { return len(or.dict.Places(content)) > 0 })
+}
+
+// memo remembers what named says of each message: synthesis asks of every
+// candidate, more than once, and from the goroutines of a prefetch.
+func memo(named func(content string) bool) func(content string) bool {
 	var mu sync.Mutex
 	seen := make(map[string]bool)
 	return func(content string) bool {
 		mu.Lock()
 		defer mu.Unlock()
-		named, ok := seen[content]
+		v, ok := seen[content]
 		if !ok {
-			named = len(or.dict.Places(content)) > 0
-			seen[content] = named
+			v = named(content)
+			seen[content] = v
 		}
-		return named
+		return v
 	}
 }
 

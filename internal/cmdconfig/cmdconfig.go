@@ -139,10 +139,33 @@ func NewAgent(store *storage.Store, log *slog.Logger, cfg config.Config) (*agent
 	return agent.New(svc, skill, opts...), nil
 }
 
-var dictionaries struct {
-	sync.Mutex
-	byDir map[string]*bilingual.Dict
+// dirCache holds what a folder of data gives (a dictionary, WordNet),
+// read once per process and folder.
+type dirCache[T any] struct {
+	mu    sync.Mutex
+	byDir map[string]*T
 }
+
+// get returns what dir gives, read by load on the first call for dir; a
+// failed read (nil) is remembered too, so it is logged once.
+func (c *dirCache[T]) get(dir string, load func(dir string) *T) *T {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.byDir[dir]; ok {
+		return t
+	}
+	t := load(dir)
+	if c.byDir == nil {
+		c.byDir = make(map[string]*T)
+	}
+	c.byDir[dir] = t
+	return t
+}
+
+var (
+	dictionaries dirCache[bilingual.Dict]
+	wordnets     dirCache[wordnet.WordNet]
+)
 
 // Dictionary is CC-CEDICT read from dir, once per process (nil, with a
 // warning, when it cannot be read: recall then matches words in their own
@@ -151,34 +174,21 @@ func Dictionary(dir string, log *slog.Logger) *bilingual.Dict {
 	if dir == "" {
 		return nil
 	}
-	dictionaries.Lock()
-	defer dictionaries.Unlock()
-	if d, ok := dictionaries.byDir[dir]; ok {
-		return d
-	}
-	start := time.Now()
-	d, err := bilingual.Load(dir)
-	if err != nil {
-		log.Warn("dictionary not loaded; recall matches words in their own language only",
-			"dir", dir, "err", err, "fix", "scripts/fetch-cedict.sh (make setup)")
-		d = nil
-	} else {
+	return dictionaries.get(dir, func(dir string) *bilingual.Dict {
+		start := time.Now()
+		d, err := bilingual.Load(dir)
+		if err != nil {
+			log.Warn("dictionary not loaded; recall matches words in their own language only",
+				"dir", dir, "err", err, "fix", "scripts/fetch-cedict.sh (make setup)")
+			return nil
+		}
 		log.Info("dictionary loaded", "dir", dir, "words", d.Len(), "load_ms", time.Since(start).Milliseconds())
 		// Reading the 11 MB file leaves some 50 MB of garbage behind the
 		// 22 MB kept: give it back now rather than when the scavenger
 		// gets to it.
 		debug.FreeOSMemory()
-	}
-	if dictionaries.byDir == nil {
-		dictionaries.byDir = make(map[string]*bilingual.Dict)
-	}
-	dictionaries.byDir[dir] = d
-	return d
-}
-
-var wordnets struct {
-	sync.Mutex
-	byDir map[string]*wordnet.WordNet
+		return d
+	})
 }
 
 // WordNet is the nouns of WordNet read from dir, once per process (nil,
@@ -188,26 +198,20 @@ func WordNet(dir string, log *slog.Logger) *wordnet.WordNet {
 	if dir == "" {
 		return nil
 	}
-	wordnets.Lock()
-	defer wordnets.Unlock()
-	if w, ok := wordnets.byDir[dir]; ok {
-		return w
-	}
-	start := time.Now()
-	w, err := wordnet.Load(dir)
-	if err != nil {
-		log.Warn("wordnet not loaded; recall knows kinds of things from its lexicons only",
-			"dir", dir, "err", err, "fix", "scripts/fetch-wordnet.sh (make setup)")
-		w = nil
-	} else {
+	return wordnets.get(dir, func(dir string) *wordnet.WordNet {
+		start := time.Now()
+		w, err := wordnet.Load(dir)
+		if err != nil {
+			log.Warn("wordnet not loaded; recall knows kinds of things from its lexicons only",
+				"dir", dir, "err", err, "fix", "scripts/fetch-wordnet.sh (make setup)")
+			return nil
+		}
 		log.Info("wordnet loaded", "dir", dir, "synsets", w.Len(), "load_ms", time.Since(start).Milliseconds())
+		// The files' lines are garbage once read (130 MB allocated for
+		// 5 MB kept).
 		debug.FreeOSMemory()
-	}
-	if wordnets.byDir == nil {
-		wordnets.byDir = make(map[string]*wordnet.WordNet)
-	}
-	wordnets.byDir[dir] = w
-	return w
+		return w
+	})
 }
 
 // OpenStore opens the store of cfg with its embedder.
