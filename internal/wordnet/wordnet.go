@@ -272,13 +272,7 @@ func (k *Kind) Has(word string) bool {
 	if k == nil {
 		return false
 	}
-	forms := []string{word}
-	for _, suf := range []string{"es", "s"} {
-		if s, ok := strings.CutSuffix(word, suf); ok && len(s) >= 3 {
-			forms = append(forms, s)
-		}
-	}
-	for _, f := range forms {
+	for _, f := range forms(word) {
 		for _, s := range k.w.sensesOf(f) {
 			if k.above(s) {
 				return true
@@ -286,6 +280,21 @@ func (k *Kind) Has(word string) bool {
 		}
 	}
 	return false
+}
+
+// forms are a word and the singulars it may be the plural of (harmonicas,
+// boxes, hobbies → hobby): the word first.
+func forms(word string) []string {
+	out := []string{word}
+	if s, ok := strings.CutSuffix(word, "ies"); ok && len(s) >= 2 {
+		out = append(out, s+"y")
+	}
+	for _, suf := range []string{"es", "s"} {
+		if s, ok := strings.CutSuffix(word, suf); ok && len(s) >= 3 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // above reports whether one of the kind's senses lies above synset s.
@@ -317,7 +326,14 @@ func (w *WordNet) Kind(noun string) *Kind {
 	if w == nil {
 		return nil
 	}
-	senses := w.sensesOf(noun)
+	// A plural asks for the kind as its singular does ("What sports…").
+	var senses []int32
+	for _, f := range forms(noun) {
+		if senses = w.sensesOf(f); len(senses) > 0 {
+			noun = f
+			break
+		}
+	}
 	if verbs, _ := w.verbs.get(noun); len(senses) == 0 || int(verbs) > len(senses) {
 		return nil
 	}

@@ -31,6 +31,7 @@ func TestKind(t *testing.T) {
 		kind, has  bool
 	}{
 		{"race", "marathon", true, true},
+		{"races", "marathon", true, true}, // a plural asks for the kind too
 		{"race", "marathons", true, true},
 		{"race", "relay race", true, true},
 		{"race", "foot race", true, true},
