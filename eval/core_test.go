@@ -13,6 +13,7 @@ import (
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/internal/embed/bge"
 	"github.com/recalld/recalld/internal/embed/uselite"
+	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/skills"
 )
 
@@ -101,13 +102,18 @@ func coreSuite(t *testing.T, emb embed.Embedder, suites ...string) {
 			floors = append(floors, fl)
 		}
 	}
-	// The dictionary make setup installs, when it is there: the floors
-	// hold with it and without it.
+	// The dictionary and WordNet that make setup installs, when they are
+	// there: the floors hold with them and without them.
 	var opts []agent.Option
 	if d, err := bilingual.Load("../models/cc-cedict"); err == nil {
 		opts = append(opts, agent.WithDictionary(d))
 	} else {
 		t.Logf("without the dictionary: %v", err)
+	}
+	if w, err := wordnet.Load("../models/wordnet"); err == nil {
+		opts = append(opts, agent.WithWordNet(w))
+	} else {
+		t.Logf("without WordNet: %v", err)
 	}
 	rep, err := eval.Run(t.Context(), eval.Config{
 		Suites:   paths,

@@ -24,6 +24,8 @@ type Report struct {
 	Suites   []*SuiteReport `json:"suites"`
 	Depth    int            `json:"depth"`
 	Embedder string         `json:"embedder"`
+	// Kernel is the sentence models' matrix kernel (Config.Kernel).
+	Kernel string `json:"kernel,omitempty"`
 }
 
 // SuiteReport is one suite's results.
@@ -232,7 +234,11 @@ func (r *Report) Write(dir string) error {
 func (r *Report) Markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# recalld eval\n\n")
-	fmt.Fprintf(&b, "Runners: %s. Embedder: `%s`. Each runner ranks up to %d messages per question; ", strings.Join(r.RunnerOrder, ", "), r.Embedder, r.Depth)
+	kernel := ""
+	if r.Kernel != "" {
+		kernel = fmt.Sprintf(" (kernel %s)", r.Kernel)
+	}
+	fmt.Fprintf(&b, "Runners: %s. Embedder: `%s`%s. Each runner ranks up to %d messages per question; ", strings.Join(r.RunnerOrder, ", "), r.Embedder, kernel, r.Depth)
 	fmt.Fprintf(&b, "recall@k is the mean share of a case's gold evidence ids among its first k, over the cases that have gold evidence; MRR looks %d deep. ", r.Depth)
 	fmt.Fprintf(&b, "Cases that should find nothing (fixture `absent` and gold-less `cross_user`, LoCoMo category 5) are scored separately: abstain rate is the share where the runner returned nothing.\n\n")
 	if len(r.Suites) > 1 {

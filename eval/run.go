@@ -37,6 +37,11 @@ type Config struct {
 	KeepData bool
 	// Embedder makes the vectors; nil means the built-in hashing embedder.
 	Embedder embed.Embedder
+	// Kernel names the sentence models' matrix kernel ("avx2-fma",
+	// "scalar"): the report says it, since the two differ in the last
+	// bits and that moves a few LoCoMo questions (README, eleventh
+	// session). "" leaves it out.
+	Kernel string
 	// Depth is how many messages a runner ranks per question (default 25,
 	// at least 25 so that recall@25 means what it says).
 	Depth int
@@ -97,6 +102,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		emb = embed.NewHashing(0)
 	}
 	rep := newReport(runners, cfg.Depth, emb.Name())
+	rep.Kernel = cfg.Kernel
 	for _, s := range suites {
 		sr, err := runSuite(ctx, cfg, emb, s, runners, log)
 		if err != nil {

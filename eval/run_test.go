@@ -37,7 +37,7 @@ func mustRun(t *testing.T, cfg Config) *Report {
 func TestRunWritesReports(t *testing.T) {
 	out := t.TempDir()
 	data := t.TempDir()
-	mustRun(t, Config{Suites: testSuites, OutDir: out, DataDir: data})
+	mustRun(t, Config{Suites: testSuites, OutDir: out, DataDir: data, Kernel: "scalar"})
 
 	for _, f := range []string{ReportJSON, ReportMD, RecallPlot, LatencyPlot, "recall-ok.svg", "recall-locomo_slice.svg"} {
 		if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
@@ -66,6 +66,12 @@ func TestRunWritesReports(t *testing.T) {
 			v = m[p]
 		}
 		return v
+	}
+	if got := get("kernel"); got != "scalar" {
+		t.Errorf("kernel = %v, want the one the run was given", got)
+	}
+	if md, err := os.ReadFile(filepath.Join(out, ReportMD)); err != nil || !strings.Contains(string(md), "(kernel scalar)") {
+		t.Errorf("report.md does not name the kernel (err %v)", err)
 	}
 	for _, r := range BuiltinRunners() {
 		for _, k := range []string{"recall@1", "recall@5", "recall@10", "recall@25", "ndcg@10", "mrr"} {

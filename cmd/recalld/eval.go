@@ -12,6 +12,7 @@ import (
 	"github.com/recalld/recalld/eval"
 	"github.com/recalld/recalld/internal/cmdconfig"
 	"github.com/recalld/recalld/internal/config"
+	"github.com/recalld/recalld/internal/embed/uselite"
 )
 
 // listFlag collects a repeated flag.
@@ -52,6 +53,7 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		if ec.Embedder, _, err = cmdconfig.NewEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
 			return err
 		}
+		ec.Kernel = uselite.Kernel()
 	}
 	for _, name := range strings.Split(runners, ",") {
 		switch name = strings.TrimSpace(name); name {
