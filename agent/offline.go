@@ -237,7 +237,7 @@ func (or *offlineRun) places() func(content string) bool {
 }
 
 // memo remembers what named says of each message: synthesis asks of every
-// candidate, more than once, and from the goroutines of a prefetch.
+// candidate, more than once.
 func memo(named func(content string) bool) func(content string) bool {
 	var mu sync.Mutex
 	seen := make(map[string]bool)

@@ -170,8 +170,9 @@ type relevance struct {
 	places func(content string) bool
 	// kindTerms are the evidence terms inside the words with which the
 	// question asks for a kind of thing (颜色 of 什么颜色, 电影 of 哪几部电影,
-	// 区 of 哪个区), each with whether a message names one of its kind: such
-	// a message has the term (hasIn).
+	// 区 of 哪个区; or the noun it asks for, when WordNet knows it as a
+	// kind: race, 乐器), each with whether a message names one of its kind:
+	// such a message has the term (hasIn).
 	kindTerms map[string]func(content string) bool
 	// broadKinds are the kinds a question asks for by a word that names
 	// its topic as a whole and is no evidence term (乐器), each with
