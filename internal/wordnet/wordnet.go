@@ -28,7 +28,7 @@ const (
 
 // The bounds of a kind (Kind): a noun whose first sense has fewer synsets
 // below it names no kind worth the name (a handful of synonyms), and one
-// with more is too broad to say anything (thing, activity, food).
+// with more is too broad to say anything (activity, food).
 const (
 	minKindSynsets = 3
 	maxKindSynsets = 800
