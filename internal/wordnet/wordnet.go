@@ -260,7 +260,6 @@ const maxDepth = 32
 // Kind is a kind of thing: the senses of a noun whose hyponyms, and theirs,
 // are things of the kind (musical instrument: harmonica, ukulele, guitar…).
 type Kind struct {
-	Noun string
 	w    *WordNet
 	tops []int32
 }
@@ -347,7 +346,7 @@ func (w *WordNet) Kind(noun string) *Kind {
 	if len(tops) == 0 {
 		return nil
 	}
-	return &Kind{Noun: noun, w: w, tops: tops}
+	return &Kind{w: w, tops: tops}
 }
 
 // table maps words to values: the words sorted and joined in one string,
