@@ -75,6 +75,7 @@ type lexiconFile struct {
 		Negative map[string]string   `yaml:"negative"`
 		Vocab    map[string][]string `yaml:"vocab"`
 		SlotDrop string              `yaml:"slot_drop"`
+		Kinds    []string            `yaml:"kinds"`
 	} `yaml:"categories"`
 	SlotStrip map[string][]string `yaml:"slot_strip"`
 	Rules     []struct {
@@ -109,6 +110,9 @@ type category struct {
 	negative map[string]string
 	vocab    *regexp.Regexp // nil when the category has none
 	slotDrop *regexp.Regexp
+	// kinds are the WordNet senses its things are kinds of (beverage#1),
+	// as noun and sense number.
+	kinds []kindSense
 }
 
 type rule struct {
@@ -140,6 +144,10 @@ type rule struct {
 	// list: the value is a list ("爱玩的几样：桌游、剧本杀"), each item its
 	// own fact.
 	list bool
+	// kind, when set, is the category whose things the value must name
+	// ({kind:pet}): a word of its vocab, or with Kinds a thing of one of
+	// its kinds (a guinea pig is an animal).
+	kind string
 }
 
 type topic struct {
@@ -151,6 +159,7 @@ type topic struct {
 // lexicon is facts.yaml compiled.
 type lexicon struct {
 	cats    map[string]*category
+	order   []*category // in the file's order
 	rules   []rule
 	times   []*regexp.Regexp
 	adverbs []string // longest first
@@ -245,7 +254,15 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		if len(c.Summary) == 0 {
 			return nil, fmt.Errorf("ingest: fact lexicon: category %s has no summary", c.Name)
 		}
+		for _, k := range c.Kinds {
+			ks, err := parseKindSense(k)
+			if err != nil {
+				return nil, fmt.Errorf("ingest: fact lexicon: category %s: %w", c.Name, err)
+			}
+			cat.kinds = append(cat.kinds, ks)
+		}
 		lx.cats[c.Name] = cat
+		lx.order = append(lx.order, cat)
 	}
 	for i, r := range f.Rules {
 		for _, c := range r.Ellipsis {
@@ -277,7 +294,12 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			pat = strings.ReplaceAll(pat, "{"+k+"}", v)
 		}
 		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
+		kind := ""
 		for _, c := range f.Categories {
+			if strings.Contains(pat, "{kind:"+c.Name+"}") {
+				kind = c.Name
+				pat = strings.ReplaceAll(pat, "{kind:"+c.Name+"}", kindSlot[r.Lang])
+			}
 			pat = strings.ReplaceAll(pat, "{vocab:"+c.Name+"}", kinAlt(c.Vocab[r.Lang]))
 			pat = strings.ReplaceAll(pat, "{stems:"+c.Name+"}", stemAlt(c.Vocab[r.Lang]))
 		}
@@ -304,7 +326,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			}
 		}
 		lx.rules = append(lx.rules, rule{ante: ante, category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
-			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted, list: r.List})
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted, list: r.List, kind: kind})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -451,7 +473,7 @@ func splitClauses(text string) []clause {
 var spaces = regexp.MustCompile(`\s+`)
 
 // stripTimes removes the absolute times the historian wrote.
-func (lx *lexicon) stripTimes(s string) string {
+func (lx extraction) stripTimes(s string) string {
 	for _, re := range lx.times {
 		s = re.ReplaceAllString(s, " ")
 	}
@@ -465,7 +487,7 @@ var hanSpace = regexp.MustCompile(`(\p{Han})\s+|\s+(\p{Han})`)
 func joinHan(s string) string { return hanSpace.ReplaceAllString(s, "$1$2") }
 
 // stripAdverbs removes the adverbs at the start of s.
-func (lx *lexicon) stripAdverbs(s string) string {
+func (lx extraction) stripAdverbs(s string) string {
 	for {
 		s = strings.TrimLeft(s, " ,，:：")
 		rest, ok := cutWord(s, lx.adverbs)
@@ -541,7 +563,7 @@ var (
 // marker; what follows a correction after the last joke marker ("开玩笑
 // 的，其实我受不了榴莲", "jk, actually I teach science"); else nothing
 // (ok false): a joke states no fact.
-func (lx *lexicon) meant(text string) (string, bool) {
+func (lx extraction) meant(text string) (string, bool) {
 	if lx.jokes == nil {
 		return text, true
 	}
@@ -579,11 +601,23 @@ func (lx *lexicon) meant(text string) (string, bool) {
 // relatives: "Ann's sister lives in Paris" says only that Ann has a
 // sister). What used to be ("以前住在北京", "used to hate running") is not
 // a fact, but a later clause may take it up ("现在不吃了", "now loves it").
-func ExtractFacts(text string, subj Subject) []Fact {
-	return facts.extract(text, subj)
+//
+// kinds, when not nil, tells what the things a clause names are: a value
+// a frame wants to be a food, a drink, an animal… may be any such thing
+// WordNet knows (山竹, a mangosteen, is a food), not only a word of the
+// lexicon's lists.
+func ExtractFacts(text string, subj Subject, kinds *Kinds) []Fact {
+	return extraction{lexicon: facts, kinds: kinds}.extract(text, subj)
 }
 
-func (lx *lexicon) extract(text string, subj Subject) []Fact {
+// extraction is the lexicon at work on one text, with the kinds of
+// things it may know.
+type extraction struct {
+	*lexicon
+	kinds *Kinds
+}
+
+func (lx extraction) extract(text string, subj Subject) []Fact {
 	forms := subjectForms(subj)
 	if len(forms) == 0 {
 		return nil
@@ -765,7 +799,7 @@ var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
 // assistant; and neither asks nor supposes anything. Its first clause
 // is then the sender's, as chat writes it ("刚搬到深圳", "Moved to Berlin
 // last spring").
-func (lx *lexicon) namesNoOne(text string, starts []string) bool {
+func (lx extraction) namesNoOne(text string, starts []string) bool {
 	lower := strings.ToLower(text)
 	for _, f := range starts {
 		if strings.Contains(lower, strings.ToLower(f)) {
@@ -787,12 +821,25 @@ func (lx *lexicon) namesNoOne(text string, starts []string) bool {
 // enImplicit puts the verb that opens a clause without a subject in the
 // third person, as the rules expect: "Been living in" is "has been living
 // in", "Working as" is "is working as", "Live in" is "lives in".
+// enLeadAdverb are adverbs that may open a clause without a subject
+// before its verb ("Never been a fan of jazz", "Always hated olives").
+var enLeadAdverb = map[string]bool{"never": true, "always": true, "usually": true, "really": true, "still": true, "just": true, "also": true, "often": true, "rarely": true, "totally": true}
+
 func enImplicit(pred string) string {
 	verb, tail, _ := strings.Cut(pred, " ")
 	lower := strings.ToLower(verb)
 	switch {
 	case verb == "" || !isASCIIWord(strings.NewReplacer("'", "", "’", "").Replace(verb)):
 		return pred
+	case enLeadAdverb[lower]:
+		// "Never been a fan of jazz": has never been…
+		r := enImplicit(tail)
+		for _, aux := range []string{"has ", "is "} {
+			if strings.HasPrefix(r, aux) && !strings.HasPrefix(strings.ToLower(tail), aux) {
+				return aux + verb + " " + r[len(aux):]
+			}
+		}
+		return verb + " " + r
 	case lower == "been":
 		return "has been " + tail
 	case lower == "am":
@@ -863,7 +910,7 @@ var topicWord = regexp.MustCompile(`^[\p{Han}A-Za-z0-9]{1,8}$`)
 // cutTopic finds a clause that names something before subj ("奶茶张三一
 // 周能喝五杯", "下班后张三…"): the topic and what follows subj. A topic
 // holds no one else and no verb of saying or giving (lexicon topic_stop).
-func (lx *lexicon) cutTopic(s string, starts []string) (topic, rest string, ok bool) {
+func (lx extraction) cutTopic(s string, starts []string) (topic, rest string, ok bool) {
 	for _, f := range starts {
 		i := strings.Index(s, f)
 		if i <= 0 {
@@ -881,7 +928,7 @@ func (lx *lexicon) cutTopic(s string, starts []string) (topic, rest string, ok b
 
 // invertedFacts matches the inverted rules against a clause in which subj
 // is named but not first ("Shellfish makes Ann break out in hives").
-func (lx *lexicon) invertedFacts(s string, forms, starts []string, ante *Fact) []Fact {
+func (lx extraction) invertedFacts(s string, forms, starts []string, ante *Fact) []Fact {
 	i := -1
 	for _, f := range starts {
 		if j := strings.Index(s, f); j > 0 && (i < 0 || j < i) {
@@ -911,7 +958,7 @@ func (lx *lexicon) invertedFacts(s string, forms, starts []string, ante *Fact) [
 // cutPast reports whether pred tells what used to be, and returns it as
 // if it were present ("以前住在北京" → "住在北京", "学过小提琴" →
 // "学小提琴", "used to live in" → "lives in").
-func (lx *lexicon) cutPast(pred string) (string, bool) {
+func (lx extraction) cutPast(pred string) (string, bool) {
 	past := false
 	if rest, ok := cutWord(pred, lx.pastLead); ok {
 		pred, past = lx.stripAdverbs(rest), true
@@ -955,7 +1002,7 @@ var narrowLead = regexp.MustCompile(`^(?:在|(?i:is (?:in|at|based in)) )`)
 // 工，在IEG" works at 腾讯IEG), where it would otherwise replace it. What
 // used to be is no antecedent here, and an adverb marks a change
 // ("以前在北京，现在在上海" and "家在郑州，现在在北京" still move).
-func (lx *lexicon) narrows(out []Fact, last int, rest string, fs []Fact) bool {
+func (lx extraction) narrows(out []Fact, last int, rest string, fs []Fact) bool {
 	if len(fs) != 1 || last < 0 || !narrowLead.MatchString(rest) {
 		return false
 	}
@@ -974,7 +1021,7 @@ func (lx *lexicon) narrows(out []Fact, last int, rest string, fs []Fact) bool {
 
 // nextItem is the fact of a clause that only names the next item of the
 // list the clause before began ("likes hiking and camping").
-func (lx *lexicon) nextItem(out []Fact, last int, pred string, c clause) (Fact, bool) {
+func (lx extraction) nextItem(out []Fact, last int, pred string, c clause) (Fact, bool) {
 	if last < 0 || !c.and || lx.vague[pred] || !listItem.MatchString(pred) {
 		return Fact{}, false
 	}
@@ -989,7 +1036,7 @@ func (lx *lexicon) nextItem(out []Fact, last int, pred string, c clause) (Fact, 
 
 // extendHabit adds a clause that states nothing of its own to the routine
 // of the clause before ("每天通勤要一个半小时，坐地铁").
-func (lx *lexicon) extendHabit(out []Fact, last int, pred string) bool {
+func (lx extraction) extendHabit(out []Fact, last int, pred string) bool {
 	if last < 0 || pred == "" || lx.others.MatchString(pred) || out[last].Category != "habit" ||
 		utf8.RuneCountInString(out[last].Value)+utf8.RuneCountInString(pred) > 60 {
 		return false
@@ -1007,7 +1054,7 @@ func (lx *lexicon) extendHabit(out []Fact, last int, pred string) bool {
 // returns its facts: a rule with a rest group matches the rest again ("在字
 // 节跳动做产品经理"). other reports a relative: the rest of the clause is
 // about them. ante is the fact of an earlier clause, for an ellipsis.
-func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
+func (lx extraction) match(predicate string, ante *Fact) (fs []Fact, other bool) {
 	if predicate == "" {
 		return nil, false
 	}
@@ -1030,7 +1077,7 @@ func (lx *lexicon) match(predicate string, ante *Fact) (fs []Fact, other bool) {
 }
 
 // first returns the facts of the first rule that matches predicate.
-func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, other bool) {
+func (lx extraction) first(predicate string, ante *Fact, theirs bool) (fs []Fact, other bool) {
 	for _, r := range lx.rules {
 		if r.also || r.inverted || theirs && !r.other {
 			continue
@@ -1055,7 +1102,7 @@ func (lx *lexicon) first(predicate string, ante *Fact, theirs bool) (fs []Fact, 
 
 // apply matches one rule: its fact, and the rest of the predicate to
 // match again when the rule has a rest group.
-func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bool) {
+func (lx extraction) apply(r rule, predicate string, ante *Fact) (Fact, string, bool) {
 	if len(r.ellipsis) > 0 && (ante == nil || !slices.Contains(r.ellipsis, ante.Category) || r.ante != nil && !r.ante.MatchString(ante.Value)) {
 		return Fact{}, "", false
 	}
@@ -1073,6 +1120,12 @@ func (lx *lexicon) apply(r rule, predicate string, ante *Fact) (Fact, string, bo
 		v = mapped
 	} else if mapped, ok := r.values[strings.ToLower(v)]; ok {
 		v = mapped
+	}
+	if r.kind != "" {
+		var ok bool
+		if v, ok = lx.kindValue(r.kind, v, r.lang); !ok {
+			return Fact{}, "", false
+		}
 	}
 	cat, pol, lang := r.category, r.polarity, r.lang
 	switch {
@@ -1113,7 +1166,7 @@ var listSep = regexp.MustCompile(`[、,，]\s*|\s*(?:和|跟|与|以及|还有|�
 
 // items cuts the value of a list rule into one fact per item, each in
 // the category its own words give it.
-func (lx *lexicon) items(r rule, f Fact) []Fact {
+func (lx extraction) items(r rule, f Fact) []Fact {
 	var fs []Fact
 	for _, v := range listSep.Split(f.Value, -1) {
 		if v = strings.TrimSpace(v); v == "" || lx.vague[strings.ToLower(v)] {
@@ -1131,7 +1184,7 @@ func (lx *lexicon) items(r rule, f Fact) []Fact {
 // drink moves there when the value is the food or drink itself ("吃辣",
 // "spicy food"), not something done with it ("做手冲咖啡", "cooking Thai
 // food").
-func (lx *lexicon) reroute(r rule, v string) string {
+func (lx extraction) reroute(r rule, v string) string {
 	for _, to := range r.reroute {
 		c := lx.cats[to]
 		if c.vocab == nil {
@@ -1150,13 +1203,16 @@ func (lx *lexicon) reroute(r rule, v string) string {
 		}
 		return to
 	}
+	if to := lx.kinds.category(lx.slot(lx.cats[r.category], v), r.lang); to != "" && slices.Contains(r.reroute, to) {
+		return to
+	}
 	return r.category
 }
 
 // slot is where a value goes in its category: the category itself for a
 // one-value category, else the value lowercased without the verbs and
 // articles that do not change what it is about.
-func (lx *lexicon) slot(c *category, v string) string {
+func (lx extraction) slot(c *category, v string) string {
 	if c.single {
 		return c.name
 	}

@@ -140,7 +140,7 @@ func TestExtractFacts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ingest.ExtractFacts(tt.text, tt.subj)
+			got := ingest.ExtractFacts(tt.text, tt.subj, nil)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ExtractFacts(%q) (-want +got):\n%s", tt.text, diff)
 			}
@@ -153,8 +153,53 @@ func BenchmarkExtractFacts(b *testing.B) {
 	text := "张三(qq:10001)2026年2月搬到了上海，是一名程序员，喜欢吃辣，也喜欢打篮球，每天早上6点跑步"
 	b.ReportAllocs()
 	for b.Loop() {
-		if len(ingest.ExtractFacts(text, subj)) != 5 {
+		if len(ingest.ExtractFacts(text, subj, nil)) != 5 {
 			b.Fatal("facts")
 		}
+	}
+}
+
+// TestExtractFactsKinds: with WordNet and the dictionary a frame that wants
+// a food, a drink, an animal, a language or a sport takes any such thing,
+// not only a word of its list; without them it takes its list's words only.
+// Words that name no thing (a gloss that is an adjective, a verb, the kind
+// itself) are not taken.
+func TestExtractFactsKinds(t *testing.T) {
+	zh := ingest.Subject{ID: "qq:10001", Name: "张三"}
+	en := ingest.Subject{ID: "qq:20002", Name: "Alice"}
+	f := func(cat, slot, value, pol, lang string) ingest.Fact {
+		return ingest.Fact{Category: cat, Slot: slot, Value: value, Polarity: pol, Lang: lang}
+	}
+	kinds := testKinds(t)
+	tests := []struct {
+		name       string
+		subj       ingest.Subject
+		text       string
+		with, none []ingest.Fact
+	}{
+		{"zh an animal after 有只", zh, "张三(qq:10001)家里有只荷兰猪，特别能吃",
+			[]ingest.Fact{f("pet", "荷兰猪", "荷兰猪", "", "zh")}, nil},
+		{"zh a fruit is a food", zh, "张三(qq:10001)最喜欢的水果是山竹",
+			[]ingest.Fact{f("food", "山竹", "山竹", "positive", "zh")}, []ingest.Fact{f("hobby", "山竹", "山竹", "positive", "zh")}},
+		{"zh a sport before the years", zh, "张三(qq:10001)打羽毛球十来年了",
+			[]ingest.Fact{f("hobby", "羽毛球", "羽毛球", "positive", "zh")}, nil},
+		{"zh a gloss that is an adjective", zh, "张三(qq:10001)母语是粤语，普通话讲得一般",
+			[]ingest.Fact{f("language", "粤语", "粤语", "", "zh")}, []ingest.Fact{f("language", "粤语", "粤语", "", "zh")}},
+		{"en a drink cut out", en, "Alice has cut out cocoa",
+			[]ingest.Fact{f("drink", "cocoa", "cocoa", "negative", "en")}, []ingest.Fact{f("hobby", "cocoa", "cocoa", "negative", "en")}},
+		{"en an animal not in the list", en, "Alice keeps a pet iguana named Rex",
+			[]ingest.Fact{f("pet", "iguana", "iguana", "", "en")}, nil},
+		{"en drink is a verb here", en, "Alice is a vegetarian and Alice doesn't drink",
+			[]ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}, []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.with, ingest.ExtractFacts(tt.text, tt.subj, kinds)); diff != "" {
+				t.Errorf("with kinds: ExtractFacts(%q) (-want +got):\n%s", tt.text, diff)
+			}
+			if diff := cmp.Diff(tt.none, ingest.ExtractFacts(tt.text, tt.subj, nil)); diff != "" {
+				t.Errorf("without: ExtractFacts(%q) (-want +got):\n%s", tt.text, diff)
+			}
+		})
 	}
 }

@@ -19,6 +19,9 @@ type HistorianConfig struct {
 	// SourceMax is how many characters of the source message an event keeps
 	// (default 800).
 	SourceMax int
+	// Kinds tells the fact extractor what things are (a mangosteen is a
+	// food); nil: the lexicon's word lists only (see ExtractFacts).
+	Kinds *Kinds
 }
 
 // Historian is the offline historian, the default Processor: it rewrites
@@ -57,7 +60,7 @@ var _ Processor = (*Historian)(nil)
 // and the profile changes they make (see ProfileMerges).
 func (h *Historian) Process(ctx context.Context, job Job) (Result, error) {
 	evs := h.Events(job)
-	return Result{Events: evs, Profiles: ProfileMerges(job.Turn, evs)}, nil
+	return Result{Events: evs, Profiles: ProfileMerges(job.Turn, evs, h.cfg.Kinds)}, nil
 }
 
 // Events returns the events of job's observations.

@@ -163,7 +163,7 @@ func (h *LLMHistorian) Process(ctx context.Context, job Job) (Result, error) {
 		return Result{}, err
 	}
 	// The profiles follow the model's rewrites, not the rules' first draft.
-	return Result{Events: evs, Profiles: ProfileMerges(job.Turn, evs)}, nil
+	return Result{Events: evs, Profiles: ProfileMerges(job.Turn, evs, h.cfg.Kinds)}, nil
 }
 
 // rewriting is the state of one job's rewrite.

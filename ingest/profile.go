@@ -31,8 +31,9 @@ type SourcedFact struct {
 // (and the sender's current name), and in a group the group's profile gets
 // its name, the topics of the events and the sender as a member. Any
 // historian can return them in its Result; the worker applies them in the
-// transaction that completes the job, so each is applied once.
-func ProfileMerges(t TurnEnd, evs []storage.Event) []storage.ProfileMerge {
+// transaction that completes the job, so each is applied once. kinds is
+// passed to ExtractFacts.
+func ProfileMerges(t TurnEnd, evs []storage.Event, kinds *Kinds) []storage.ProfileMerge {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -41,7 +42,7 @@ func ProfileMerges(t TurnEnd, evs []storage.Event) []storage.ProfileMerge {
 		subj := Subject{ID: t.SenderID, Name: t.SenderName}
 		var fs []SourcedFact
 		for _, e := range evs {
-			for _, f := range ExtractFacts(e.Content, subj) {
+			for _, f := range ExtractFacts(e.Content, subj, kinds) {
 				fs = append(fs, SourcedFact{Fact: f, EventID: e.ID, At: e.Timestamp})
 			}
 		}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fetch-wordnet.sh puts the nouns of WordNet 3.1 into models/wordnet/
-# (data.noun: synsets and their hypernyms; index.noun and index.verb: a
-# word's senses in order of frequency). recalld reads it to know what a
+# (data.noun: synsets and their hypernyms; index.noun, index.verb and
+# index.adj: a word's senses in order of frequency). recalld reads it to know what a
 # thing is a kind of (a harmonica is a musical instrument, a marathon a
 # race; README, "Kinds of things from WordNet").
 #

@@ -22,7 +22,10 @@ func NewHistorian(cfg config.Config, log *slog.Logger) (ingest.Processor, error)
 	if err != nil {
 		return nil, fmt.Errorf("cognitive.historian.timezone: %w", err)
 	}
-	rules := ingest.HistorianConfig{Location: loc, SourceMax: h.SourceMax}
+	// The fact extractor reads what things are with WordNet and the
+	// dictionary recall uses (one copy of each per process).
+	kinds := ingest.NewKinds(WordNet(cfg.WordNetDir, log), Dictionary(cfg.DictionaryDir, log))
+	rules := ingest.HistorianConfig{Location: loc, SourceMax: h.SourceMax, Kinds: kinds}
 	if h.Mode != config.HistorianLLM {
 		log.Info("historian", "mode", config.HistorianOffline, "timezone", h.TimeZone)
 		return ingest.NewHistorian(rules), nil

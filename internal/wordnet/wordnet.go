@@ -24,6 +24,7 @@ const (
 	DataFile  = "data.noun"  // synsets: lexicographer file, words, hypernyms
 	IndexFile = "index.noun" // a noun's synsets, the most frequent sense first
 	VerbFile  = "index.verb" // a verb's senses (how many)
+	AdjFile   = "index.adj"  // an adjective's senses (how many)
 )
 
 // The bounds of a kind (Kind): a noun whose first sense has fewer synsets
@@ -56,6 +57,7 @@ type WordNet struct {
 	arena  []int32
 	up     []int32 // the hypernyms of every synset (synset.upAt)
 	verbs  table   // verb → how many senses it has
+	adjs   table   // adjective → how many senses it has
 }
 
 type synset struct {
@@ -74,10 +76,10 @@ func (w *WordNet) hyper(s int32) []int32 {
 	return w.up[sy.upAt : sy.upAt+int32(sy.nUp)]
 }
 
-// Load reads the three files of dir.
+// Load reads the four files of dir.
 func Load(dir string) (*WordNet, error) {
-	var rs [3]io.Reader
-	for i, name := range []string{DataFile, IndexFile, VerbFile} {
+	var rs [4]io.Reader
+	for i, name := range []string{DataFile, IndexFile, VerbFile, AdjFile} {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			return nil, err
@@ -85,14 +87,15 @@ func Load(dir string) (*WordNet, error) {
 		defer f.Close()
 		rs[i] = f
 	}
-	return Parse(rs[0], rs[1], rs[2])
+	return Parse(rs[0], rs[1], rs[2], rs[3])
 }
 
-// Parse reads data.noun, index.noun and index.verb in WordNet's database
-// format (wndb(5WN)); the licence lines at their top are skipped.
-func Parse(data, index, verbs io.Reader) (*WordNet, error) {
+// Parse reads data.noun, index.noun, index.verb and index.adj in
+// WordNet's database format (wndb(5WN)); the licence lines at their top
+// are skipped.
+func Parse(data, index, verbs, adjs io.Reader) (*WordNet, error) {
 	w := &WordNet{}
-	var senses, verbCounts tableBuilder
+	var senses tableBuilder
 	byOffset := make(map[string]int32)
 	var hyper [][]string // hypernym offsets per synset, resolved after all are read
 	err := lines(data, func(f []string) error {
@@ -167,7 +170,24 @@ func Parse(data, index, verbs io.Reader) (*WordNet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wordnet: %s: %w", IndexFile, err)
 	}
-	err = lines(verbs, func(f []string) error {
+	if w.verbs, err = senseCounts(verbs); err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", VerbFile, err)
+	}
+	if w.adjs, err = senseCounts(adjs); err != nil {
+		return nil, fmt.Errorf("wordnet: %s: %w", AdjFile, err)
+	}
+	if len(w.synsets) == 0 {
+		return nil, fmt.Errorf("wordnet: no synsets in %s", DataFile)
+	}
+	w.senses = senses.build()
+	return w, nil
+}
+
+// senseCounts reads an index file (index.verb, index.adj): each word
+// and how many senses it has.
+func senseCounts(r io.Reader) (table, error) {
+	var b tableBuilder
+	err := lines(r, func(f []string) error {
 		if len(f) < 3 {
 			return fmt.Errorf("short index line")
 		}
@@ -175,17 +195,10 @@ func Parse(data, index, verbs io.Reader) (*WordNet, error) {
 		if err != nil {
 			return fmt.Errorf("synset count %q", f[2])
 		}
-		verbCounts.add(lemma(f[0]), uint32(n))
+		b.add(lemma(f[0]), uint32(n))
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("wordnet: %s: %w", VerbFile, err)
-	}
-	if len(w.synsets) == 0 {
-		return nil, fmt.Errorf("wordnet: no synsets in %s", DataFile)
-	}
-	w.senses, w.verbs = senses.build(), verbCounts.build()
-	return w, nil
+	return b.build(), err
 }
 
 // lines calls fn with the fields of each line of r, the gloss after " | "
@@ -281,6 +294,22 @@ func (k *Kind) Has(word string) bool {
 	return false
 }
 
+// Is reports whether word names the kind itself by one of its senses
+// (drink: a beverage; pets).
+func (k *Kind) Is(word string) bool {
+	if k == nil {
+		return false
+	}
+	for _, f := range forms(word) {
+		for _, s := range k.w.sensesOf(f) {
+			if slices.Contains(k.tops, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // forms are a word and the singulars it may be the plural of (harmonicas,
 // boxes, hobbies → hobby): the word first.
 func forms(word string) []string {
@@ -347,6 +376,83 @@ func (w *WordNet) Kind(noun string) *Kind {
 		return nil
 	}
 	return &Kind{w: w, tops: tops}
+}
+
+// Noun reports whether WordNet knows word (lower case) as a noun at least
+// as often as a verb or an adjective: a cup of tea, not the same or
+// a general (a word read in a gloss: 一般 → same, general).
+func (w *WordNet) Noun(word string) bool {
+	if w == nil {
+		return false
+	}
+	for _, f := range forms(word) {
+		if n := len(w.sensesOf(f)); n > 0 {
+			v, _ := w.verbs.get(f)
+			a, _ := w.adjs.get(f)
+			return int(v) <= n && int(a) <= n
+		}
+	}
+	return false
+}
+
+// Sense returns the kind named by sense n of noun (from 1, the most
+// frequent first), whatever is below it and whatever it is a kind of
+// (food#2, beverage#1, animal#1): nil when WordNet has no such sense.
+func (w *WordNet) Sense(noun string, n int) *Kind {
+	if w == nil {
+		return nil
+	}
+	senses := w.sensesOf(noun)
+	if n < 1 || n > len(senses) {
+		return nil
+	}
+	return &Kind{w: w, tops: []int32{senses[n-1]}}
+}
+
+// Nearest returns which of kinds word names a thing of by the most
+// frequent of its first senses (at most senses of them) that is a thing
+// of any of them: the index of the kind nearest above that sense (soda:
+// its first sense, sodium carbonate, is none of food, beverage; its
+// second, a soft drink, is a beverage before it is a food), or -1. The
+// kinds must be of one WordNet.
+func (w *WordNet) Nearest(word string, kinds []*Kind, senses int) int {
+	if w == nil || len(kinds) == 0 {
+		return -1
+	}
+	for _, f := range forms(word) {
+		ss := w.sensesOf(f)
+		for _, s := range ss[:min(senses, len(ss))] {
+			if i := w.nearest(s, kinds); i >= 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// nearest walks up from synset s breadth first and returns the index of
+// the first kind one of whose senses it reaches, or -1.
+func (w *WordNet) nearest(s int32, kinds []*Kind) int {
+	seen := map[int32]bool{s: true}
+	level := []int32{s}
+	for depth := 0; depth <= maxDepth && len(level) > 0; depth++ {
+		var next []int32
+		for _, s := range level {
+			for _, h := range w.hyper(s) {
+				for i, k := range kinds {
+					if slices.Contains(k.tops, h) {
+						return i
+					}
+				}
+				if !seen[h] {
+					seen[h] = true
+					next = append(next, h)
+				}
+			}
+		}
+		level = next
+	}
+	return -1
 }
 
 // table maps words to values: the words sorted and joined in one string,

@@ -23,8 +23,8 @@ func mini(t *testing.T) *wordnet.WordNet {
 // in the plural.
 func TestKind(t *testing.T) {
 	w := mini(t)
-	if got := w.Len(); got != 20 {
-		t.Fatalf("Len = %d, want 20", got)
+	if got := w.Len(); got != 27 {
+		t.Fatalf("Len = %d, want 27", got)
 	}
 	for _, tc := range []struct {
 		noun, word string
@@ -57,6 +57,50 @@ func TestKind(t *testing.T) {
 	}
 }
 
+// TestNearest: a word is read by its most frequent sense that is a thing
+// of one of the kinds, and the kind nearest above that sense is its kind.
+func TestNearest(t *testing.T) {
+	w := mini(t)
+	food, drink, pet := w.Sense("food", 1), w.Sense("beverage", 1), w.Sense("pet", 1)
+	if food == nil || drink == nil || pet == nil || w.Sense("food", 2) != nil || w.Sense("violin", 1) != nil {
+		t.Fatal("Sense: want food#1, beverage#1 and pet#1 only")
+	}
+	kinds := []*wordnet.Kind{food, drink, pet}
+	for _, tc := range []struct {
+		word string
+		want int
+	}{
+		{"soda", 1},      // its first sense is no kind of these; a soft drink is a beverage before a food
+		{"pop", 1},       //
+		{"chicken", 0},   // food by its first sense
+		{"chickens", 0},  // and in the plural
+		{"lapdog", 2},    //
+		{"marathon", -1}, // none of them
+		{"violin", -1},   // unknown
+	} {
+		if got := w.Nearest(tc.word, kinds, 3); got != tc.want {
+			t.Errorf("Nearest(%q) = %d, want %d", tc.word, got, tc.want)
+		}
+	}
+	if got := w.Nearest("chicken", []*wordnet.Kind{pet}, 3); got != 0 {
+		t.Errorf("Nearest(chicken, pet) = %d, want 0: its second sense is a pet", got)
+	}
+	if got := w.Nearest("soda", kinds, 1); got != -1 {
+		t.Errorf("Nearest(soda, first sense only) = %d, want -1", got)
+	}
+	for word, want := range map[string]bool{"soda": true, "chickens": true, "same": false, "violin": false} {
+		if got := w.Noun(word); got != want {
+			t.Errorf("Noun(%q) = %v, want %v", word, got, want)
+		}
+	}
+	if !drink.Is("beverage") || !pet.Is("pets") || drink.Is("soda") || food.Is("beverage") {
+		t.Error("Is: want the kind's own words only")
+	}
+	if !pet.Has("chicken") || !food.Has("soda") {
+		t.Error("Has: want any sense read")
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	for name, data := range map[string]string{
 		"word count":    "00000010 11 n zz race 0 000 | x\n",
@@ -64,7 +108,7 @@ func TestParseErrors(t *testing.T) {
 		"short":         "00000010 11\n",
 		"empty":         "  1 licence only\n",
 	} {
-		_, err := wordnet.Parse(strings.NewReader(data), strings.NewReader(""), strings.NewReader(""))
+		_, err := wordnet.Parse(strings.NewReader(data), strings.NewReader(""), strings.NewReader(""), strings.NewReader(""))
 		if err == nil {
 			t.Errorf("%s: no error", name)
 		}
