@@ -4,7 +4,8 @@
 // that a question naming a kind ("我最近自学的那个乐器叫啥来着？", "What race
 // am I getting ready for?") is borne out by a message naming a thing of
 // that kind ("impulse bought a chromatic harmonica", "training for a half
-// marathon").
+// marathon"), and the fact extractor so that a frame wanting a food takes
+// a mangosteen (ingest.Kinds).
 package wordnet
 
 import (
