@@ -189,6 +189,13 @@ func TestExtractFactsKinds(t *testing.T) {
 			[]ingest.Fact{f("drink", "cocoa", "cocoa", "negative", "en")}, []ingest.Fact{f("hobby", "cocoa", "cocoa", "negative", "en")}},
 		{"en an animal not in the list", en, "Alice keeps a pet iguana named Rex",
 			[]ingest.Fact{f("pet", "iguana", "iguana", "", "en")}, nil},
+		{"zh an instrument played", zh, "张三(qq:10001)会吹口琴，自学的",
+			[]ingest.Fact{f("hobby", "口琴", "口琴", "positive", "zh")}, nil},
+		{"zh a game played once is no hobby", zh, "张三(qq:10001)昨天打了一场球，腿到现在还疼", nil, nil},
+		{"en a game played", en, "Alice has been playing a lot of chess online",
+			[]ingest.Fact{f("hobby", "chess", "chess", "positive", "en")}, nil},
+		{"en espresso is a drink, not a food", en, "Alice lives on espresso, like four shots a day",
+			[]ingest.Fact{f("drink", "espresso", "espresso", "positive", "en")}, []ingest.Fact{f("drink", "espresso", "espresso", "positive", "en")}},
 		{"en drink is a verb here", en, "Alice is a vegetarian and Alice doesn't drink",
 			[]ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}, []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
 	}

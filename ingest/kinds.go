@@ -81,7 +81,7 @@ const maxKindWords = 3
 // quantity opens a Chinese value with a number and a measure word (一只,
 // 两条, 几缸), an English one with an article, a number or a possessive.
 var (
-	quantityZH = regexp.MustCompile(`^(?:[一两二三四五六七八九十几半\d]+|这|那)?[只条个匹头缸杯瓶碗份盘块罐壶种]`)
+	quantityZH = regexp.MustCompile(`^(?:[一两二三四五六七八九十几半\d]+|这|那)?[只条个匹头缸杯瓶碗份盘块罐壶种场局把]`)
 	quantityEN = map[string]bool{"a": true, "an": true, "the": true, "some": true, "my": true, "our": true, "two": true, "three": true,
 		"four": true, "few": true, "couple": true, "of": true, "pet": true, "little": true, "lot": true, "lots": true, "pair": true}
 )
@@ -135,21 +135,26 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 }
 
 // englishIs reports whether an English noun (lower case) names a thing of
-// one of cat's kinds by any of its senses: a word more often a verb or an
-// adjective names none (same, general), and neither does a word that
-// names a kind itself (drink, a beverage; food; pets).
+// one of cat's kinds: one of its senses has a kind of cat nearest above it
+// among all categories' kinds (espresso is a drink, not a food; chicken
+// both). A word more often a verb or an adjective names none (same,
+// general), and neither does a word that names a kind itself (drink, a
+// beverage; food; pets).
 func (k *Kinds) englishIs(cat, noun string) bool {
 	if !k.wn.Noun(noun) {
 		return false
 	}
-	found := false
-	for i, kd := range k.kinds {
+	for _, kd := range k.kinds {
 		if kd.Is(noun) {
 			return false
 		}
-		found = found || k.cats[i] == cat && kd.Has(noun)
 	}
-	return found
+	for i := range k.kinds {
+		if k.cats[i] == cat && k.wn.NearestIs(noun, k.kinds, i) {
+			return true
+		}
+	}
+	return false
 }
 
 // chineseIs reports whether a Chinese word names a thing of one of cat's

@@ -431,6 +431,23 @@ func (w *WordNet) Nearest(word string, kinds []*Kind, senses int) int {
 	return -1
 }
 
+// NearestIs reports whether kinds[i] is the kind nearest above one of
+// word's senses (chicken: the food by its first sense, the animal by its
+// second; espresso is a beverage before it is a food, so never a food).
+func (w *WordNet) NearestIs(word string, kinds []*Kind, i int) bool {
+	if w == nil {
+		return false
+	}
+	for _, f := range forms(word) {
+		for _, s := range w.sensesOf(f) {
+			if w.nearest(s, kinds) == i {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // nearest walks up from synset s breadth first and returns the index of
 // the first kind one of whose senses it reaches, or -1.
 func (w *WordNet) nearest(s int32, kinds []*Kind) int {

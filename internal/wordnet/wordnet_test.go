@@ -88,6 +88,19 @@ func TestNearest(t *testing.T) {
 	if got := w.Nearest("soda", kinds, 1); got != -1 {
 		t.Errorf("Nearest(soda, first sense only) = %d, want -1", got)
 	}
+	for _, tc := range []struct {
+		word string
+		kind int
+		want bool
+	}{
+		{"chicken", 0, true}, {"chicken", 2, true}, // a food by one sense, a pet by another
+		{"soda", 1, true}, {"soda", 0, false}, // a beverage before it is a food
+		{"violin", 0, false},
+	} {
+		if got := w.NearestIs(tc.word, kinds, tc.kind); got != tc.want {
+			t.Errorf("NearestIs(%q, %d) = %v, want %v", tc.word, tc.kind, got, tc.want)
+		}
+	}
 	for word, want := range map[string]bool{"soda": true, "chickens": true, "same": false, "violin": false} {
 		if got := w.Noun(word); got != want {
 			t.Errorf("Noun(%q) = %v, want %v", word, got, want)
