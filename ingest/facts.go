@@ -672,7 +672,9 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			}
 			if t, r, ok := lx.cutTopic(s, starts); ok {
 				rest, explicit = r, true
-				if lx.topicTime.MatchString(t) {
+				if isASCIIWord(strings.ReplaceAll(t, " ", "")) {
+					rest = strings.TrimSpace(r) + " " + strings.ToLower(t) // "Most evenings Ann plays poker": Ann plays poker most evenings
+				} else if lx.topicTime.MatchString(t) {
 					rest = t + r // "下班后张三…": a circumstance, read in order
 				} else {
 					topic = t // "奶茶张三一周能喝五杯": the object, put first
@@ -917,6 +919,13 @@ func (lx extraction) cutTopic(s string, starts []string) (topic, rest string, ok
 			continue
 		}
 		t := s[:i]
+		if en := strings.TrimRight(t, " ,"); isASCIIWord(strings.ReplaceAll(en, " ", "")) {
+			// "Most evenings Ann plays poker": a time only.
+			if !lx.topicTime.MatchString(en) {
+				return "", "", false
+			}
+			return en, s[i+len(f):], true
+		}
 		if !topicWord.MatchString(t) || utf8.RuneCountInString(t) > 8 || !unicode.Is(unicode.Han, []rune(t)[0]) ||
 			lx.topicStop != nil && lx.topicStop.MatchString(t) || lx.others.MatchString(t) || lx.we.MatchString(t) {
 			return "", "", false

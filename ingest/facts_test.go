@@ -137,6 +137,9 @@ func TestExtractFacts(t *testing.T) {
 		{"zh time clause from", zh, "张三(qq:10001)从大学开始就在重庆生活了", []ingest.Fact{f("location", "location", "重庆", "", "zh")}},
 		{"en possessive before the value", en, "Alice drinks Alice's tea with no sugar", []ingest.Fact{f("drink", "tea", "tea", "positive", "en")}},
 		{"en quitting a job is no hobby", en, "Alice quit Alice's job at the bank", nil},
+		{"en a time before the subject", en, "Most evenings Alice plays a bit of poker online", []ingest.Fact{
+			f("habit", "plays a bit of poker online most evenings", "plays a bit of poker online most evenings", "", "en")}},
+		{"en only a time before the subject", en, "Poker Alice plays most evenings", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
