@@ -140,6 +140,8 @@ func TestExtractFacts(t *testing.T) {
 		{"en a time before the subject", en, "Most evenings Alice plays a bit of poker online", []ingest.Fact{
 			f("habit", "plays a bit of poker online most evenings", "plays a bit of poker online most evenings", "", "en")}},
 		{"en only a time before the subject", en, "Poker Alice plays most evenings", nil},
+		{"en a weekday's mornings", en, "Alice does pottery on Saturday mornings", []ingest.Fact{
+			f("habit", "does pottery on saturday mornings", "does pottery on Saturday mornings", "", "en")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,6 +201,8 @@ func TestExtractFactsKinds(t *testing.T) {
 			[]ingest.Fact{f("hobby", "chess", "chess", "positive", "en")}, nil},
 		{"en espresso is a drink, not a food", en, "Alice lives on espresso, like four shots a day",
 			[]ingest.Fact{f("drink", "espresso", "espresso", "positive", "en")}, []ingest.Fact{f("drink", "espresso", "espresso", "positive", "en")}},
+		{"en pets that share the home", en, "Two retired racing greyhounds share Alice's flat",
+			[]ingest.Fact{f("pet", "greyhounds", "greyhounds", "", "en")}, nil},
 		{"en drink is a verb here", en, "Alice is a vegetarian and Alice doesn't drink",
 			[]ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}, []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
 	}
