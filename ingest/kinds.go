@@ -74,6 +74,12 @@ var kindSlot = map[string]string{
 // most common first (荷兰猪: guinea pig).
 const kindSenses = 3
 
+// maxKindStart is how many words may come before a thing's name in a
+// value, not counting articles and numbers (two retired racing
+// greyhounds); in English the thing is in the value's first noun phrase
+// (in a rec soccer league; not "a big fan of chef Ramsay").
+const maxKindStart = 2
+
 // maxKindWords bounds the words of a thing's name (guinea pig, jellied
 // tofu; 虎皮 鹦鹉).
 const maxKindWords = 3
@@ -106,7 +112,7 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 			return "", false
 		}
 		words := lx.kinds.dict.Segment(v)
-		for i := range words {
+		for i := range words[:min(len(words), maxKindStart+1)] {
 			for j := min(len(words), i+maxKindWords); j > i; j-- {
 				w := strings.Join(words[i:j], "")
 				if utf8.RuneCountInString(w) < 2 {
@@ -120,10 +126,19 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 		return "", false
 	}
 	words := strings.FieldsFunc(v, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
+	before := 0 // words before i that are no article or number
 	for i := range words {
-		if quantityEN[strings.ToLower(words[i])] {
+		lower := strings.ToLower(words[i])
+		if (enPrep[lower] || lower == "of") && before > 0 {
+			break // the thing is in the first noun phrase: not "fan of chef Ramsay"
+		}
+		if quantityEN[lower] || enPrep[lower] {
 			continue
 		}
+		if before > maxKindStart {
+			break
+		}
+		before++
 		for j := min(len(words), i+maxKindWords); j > i; j-- {
 			w := strings.Join(words[i:j], " ")
 			if lx.kinds.englishIs(cat, strings.ToLower(w)) {
