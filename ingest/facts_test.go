@@ -153,14 +153,31 @@ func TestExtractFacts(t *testing.T) {
 	}
 }
 
+// BenchmarkExtractFacts extracts five facts from one event, with the
+// word lists only (lists) and with WordNet and the dictionary (kinds),
+// and one event whose values only the kinds know (kinds-only).
 func BenchmarkExtractFacts(b *testing.B) {
 	subj := ingest.Subject{ID: "qq:10001", Name: "张三"}
 	text := "张三(qq:10001)2026年2月搬到了上海，是一名程序员，喜欢吃辣，也喜欢打篮球，每天早上6点跑步"
-	b.ReportAllocs()
-	for b.Loop() {
-		if len(ingest.ExtractFacts(text, subj, nil)) != 5 {
-			b.Fatal("facts")
-		}
+	other := "张三(qq:10001)家里有只荷兰猪，最喜欢的水果是山竹，会吹口琴"
+	for _, bc := range []struct {
+		name  string
+		text  string
+		kinds bool
+		want  int
+	}{{"lists", text, false, 5}, {"kinds", text, true, 5}, {"kinds-only", other, true, 3}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var kinds *ingest.Kinds
+			if bc.kinds {
+				kinds = testKinds(b)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if got := len(ingest.ExtractFacts(bc.text, subj, kinds)); got != bc.want {
+					b.Fatalf("%d facts, want %d", got, bc.want)
+				}
+			}
+		})
 	}
 }
 
