@@ -294,9 +294,12 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			pat = strings.ReplaceAll(pat, "{"+k+"}", v)
 		}
 		pat = strings.ReplaceAll(pat, "{kin}", kinAlt(f.Kin[r.Lang]))
-		kind := ""
+		kind := "" // one {kind:…} a rule
 		for _, c := range f.Categories {
 			if strings.Contains(pat, "{kind:"+c.Name+"}") {
+				if len(c.Kinds) == 0 && len(c.Vocab) == 0 {
+					return nil, fmt.Errorf("ingest: fact lexicon: rule %d: {kind:%s}, a category with no kinds and no vocab", i, c.Name)
+				}
 				kind = c.Name
 				pat = strings.ReplaceAll(pat, "{kind:"+c.Name+"}", kindSlot[r.Lang])
 			}

@@ -84,8 +84,10 @@ const maxKindStart = 2
 // tofu; 虎皮 鹦鹉).
 const maxKindWords = 3
 
-// quantity opens a Chinese value with a number and a measure word (一只,
-// 两条, 几缸), an English one with an article, a number or a possessive.
+// A Chinese value may open with a number and a measure word (一只, 两条,
+// 几缸, 一场), an English one with articles, numbers, possessives and words
+// of quantity (a couple of, a pair of, a pet): they are no part of the
+// thing's name.
 var (
 	quantityZH = regexp.MustCompile(`^(?:[一两二三四五六七八九十几半\d]+|这|那)?[只条个匹头缸杯瓶碗份盘块罐壶种场局把]`)
 	quantityEN = map[string]bool{"a": true, "an": true, "the": true, "some": true, "my": true, "our": true, "two": true, "three": true,
