@@ -20,9 +20,8 @@ func WithWordNet(w *wordnet.WordNet) Option {
 	return func(a *Agent) { a.wordnet = w }
 }
 
-// kindSenses is how many of a Chinese word's English noun senses are
-// read, the most common first: 乐器 is a musical instrument, 尤克里里 a
-// ukulele, 运动 exercise and sports (move is more often a verb).
+// kindSenses is how many of a Chinese word's English senses are read, the
+// most common first: 乐器 is a musical instrument, 尤克里里 a ukulele.
 const kindSenses = 2
 
 // wordKinds returns the evidence terms of the question that name the kind
@@ -49,7 +48,7 @@ func (or *offlineRun) wordKinds(question string, evidence []string) (byTerm map[
 		var k *wordnet.Kind
 		var in func(t string) bool
 		if isCJKString(n) {
-			for _, en := range or.nounSenses(n) {
+			for _, en := range firstN(or.dict.English(n), kindSenses) {
 				if k = or.wordnet.Kind(en); k != nil {
 					break
 				}
@@ -133,7 +132,7 @@ func (or *offlineRun) names(k *wordnet.Kind, content string) bool {
 		if utf8.RuneCountInString(w) < 2 || !isCJKString(w) {
 			continue
 		}
-		for _, en := range or.nounSenses(w) {
+		for _, en := range firstN(or.dict.English(w), kindSenses) {
 			if k.Has(en) {
 				return true
 			}
@@ -154,18 +153,4 @@ func latinWords(lower string) []string {
 	return out
 }
 
-// nounSenses are the first kindSenses English senses of a Chinese word
-// that WordNet knows as nouns at least as often as verbs or adjectives
-// (运动: exercise and sports, not move).
-func (or *offlineRun) nounSenses(zh string) []string {
-	var out []string
-	for _, en := range or.dict.English(zh) {
-		if len(out) == kindSenses {
-			break
-		}
-		if or.wordnet.Noun(en) {
-			out = append(out, en)
-		}
-	}
-	return out
-}
+func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
