@@ -202,6 +202,8 @@ func TestDialogueJudgement(t *testing.T) {
 		{name: "the speaker's own news", question: "What did Caroline come across in her neighborhood during her walk?", cited: []string{"d1"}},
 		{name: "own news, the other asked", question: "Where did Melanie take the kids camping?", cited: []string{"d4"}},
 		{name: "an answer to the other's question", question: "Which studio did Caroline pick for her pottery class?", cited: []string{"d9"}},
+		{name: "the speaker only asked", question: "How did Caroline's kids like camping?",
+			noEvidence: true, forbidden: []string{"d5"}, note: "only in asking"},
 	} {
 		tc.check(t, a, "locomo:d", "2023-05-09T12:00:00Z")
 	}

@@ -533,6 +533,39 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 	return false
 }
 
+// ownStatement reports whether a message by a speaker the question names
+// bears the question out (its terms but the names) in what it states:
+// a message whose terms are all in questions ("Love that purple color!
+// For walking or running?", "What gave you the idea for all the colors
+// and patterns?") asks about the other speaker and says nothing of its
+// own. (Clauses spoken to the other, "your pottery project", set aside
+// too cost LoCoMo's tune half .007 cited recall and gained no
+// abstention: README, twelfth session.)
+func (r *run) ownStatement(rel relevance, c *candidate) bool {
+	terms := slices.DeleteFunc(slices.Clone(rel.terms), func(t string) bool {
+		return slices.ContainsFunc(rel.names, func(n string) bool { return t == n || t == stem(n) })
+	})
+	if len(terms) == 0 {
+		return true
+	}
+	asked := false // a term in a question
+	for _, s := range sentences(strings.ToLower(c.ev.Content)) {
+		q := strings.TrimRight(s, "\"”」）) ")
+		question := strings.HasSuffix(q, "?") || strings.HasSuffix(q, "？")
+		for _, t := range terms {
+			if rel.has(s, t) {
+				if !question {
+					return true
+				}
+				asked = true
+			}
+		}
+	}
+	// A message that shares no term with the question (a paraphrase,
+	// found by its meaning) is not judged here.
+	return !asked
+}
+
 // clauses cuts lower at the punctuation that ends a clause, and at a space
 // between two Chinese characters, which chat writes for a comma ("周六带朵
 // 朵逛了拙政园 她说像电视里的皇宫").
@@ -672,6 +705,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			if s := r.ownSupport(rel, c); s > toldSupport && firstPerson(c.ev.Content) && !isQuestionText(c.ev.Content) {
 				told, toldSupport = c, s
 			}
+			continue
+		}
+		if len(named) > 0 && slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !r.ownStatement(rel, c) {
+			r.note("set aside %s: %s bears the question out only in asking or in speaking of the other speaker", c.ev.MessageID, c.ev.SenderName)
 			continue
 		}
 		c.flags = r.flags(c)
