@@ -611,3 +611,25 @@ func TestClauses(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeaksOf: a name spoken to (at the start, after a comma or a
+// greeting, ending its clause) is no mention of its bearer.
+func TestSpeaksOf(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"Thanks, Melanie! This necklace is special to me", false},
+		{"Hey Melanie, I had to shut down my bank account", false},
+		{"Yeah, Melanie, my family's been great", false},
+		{"Melanie, look at this!", false},
+		{"Melanie painted that bowl for me", true},
+		{"I went hiking with Melanie last week.", true},
+		{"Thanks! Melanie said the same", true},
+		{"Melanies are rare", false}, // not the name
+	} {
+		if got := speaksOf(tc.text, []string{"melanie"}); got != tc.want {
+			t.Errorf("speaksOf(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -195,6 +195,7 @@ func TestDialogueJudgement(t *testing.T) {
 	say("Melanie", "Nice. I have been painting sunsets again lately.")                                     // d10
 	say("Caroline", "Your sunsets are always so calming.")                                                 // d11
 	say("Melanie", "Thanks! Work has been hectic, so painting helps me unwind.")                           // d12
+	say("Melanie", "Hey Caroline, guess what, I finally finished my first marathon last Sunday!")          // d13
 	a := agent.New(serviceWith(t, "locomo:d", msgs), mustSkill(t))
 	for _, tc := range []judgeCase{
 		{name: "the other speaker's news", question: "What did Melanie come across in her neighborhood during her walk?",
@@ -204,6 +205,9 @@ func TestDialogueJudgement(t *testing.T) {
 		{name: "an answer to the other's question", question: "Which studio did Caroline pick for her pottery class?", cited: []string{"d9"}},
 		{name: "the speaker only asked", question: "How did Caroline's kids like camping?",
 			noEvidence: true, forbidden: []string{"d5"}, note: "only in asking"},
+		{name: "the other speaker's news, told to the one asked about", question: "When did Caroline finish her first marathon?",
+			noEvidence: true, forbidden: []string{"d13"}, note: "said by Melanie"},
+		{name: "the same news asked of its speaker", question: "When did Melanie finish her first marathon?", cited: []string{"d13"}},
 	} {
 		tc.check(t, a, "locomo:d", "2023-05-09T12:00:00Z")
 	}

@@ -700,7 +700,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			r.note("set aside %s: the user corrected it in the next turn (%s)", c.ev.MessageID, by)
 			continue
 		}
-		if len(named) > 0 && !slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !mentionsAny(c.ev.Content, named) {
+		if len(named) > 0 && !slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !speaksOf(c.ev.Content, named) {
 			r.note("set aside %s: said by %s, the question asks about %s", c.ev.MessageID, c.ev.SenderName, strings.Join(named, ", "))
 			if s := r.ownSupport(rel, c); s > toldSupport && firstPerson(c.ev.Content) && !isQuestionText(c.ev.Content) {
 				told, toldSupport = c, s
@@ -1290,15 +1290,49 @@ func noEvidenceAnswer(question string) string {
 	return "I found nothing in the history that answers this."
 }
 
-func mentionsAny(text string, names []string) bool {
+// speaksOf reports whether text names one of names other than to address
+// them: "Thanks, Melanie! This necklace is special to me", "Hey Gina, I
+// had to shut down my bank account" speak to Melanie and Gina, of the
+// speaker. An address stands at the start, after a comma or a greeting,
+// and ends its clause (a comma, a full stop, ! or ?).
+func speaksOf(text string, names []string) bool {
 	lower := strings.ToLower(text)
 	for _, n := range names {
-		if containsWord(lower, n) {
-			return true
+		for i := 0; i < len(lower); {
+			j := strings.Index(lower[i:], n)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(n)
+			i = end
+			if !boundary(lower, start, true, n) || !boundary(lower, end, false, n) {
+				continue
+			}
+			if !addressed(lower[:start], lower[end:]) {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// addressed reports whether a name between before and after is spoken to.
+func addressed(before, after string) bool {
+	after = strings.TrimLeft(after, " ")
+	if after != "" && !strings.ContainsAny(after[:1], ",.!?") && !strings.HasPrefix(after, "，") && !strings.HasPrefix(after, "！") && !strings.HasPrefix(after, "。") && !strings.HasPrefix(after, "？") {
+		return false
+	}
+	before = strings.TrimRight(before, " ")
+	if before == "" || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "，") || strings.HasSuffix(before, "!") || strings.HasSuffix(before, ".") {
+		return true
+	}
+	words := strings.Fields(before)
+	return greetings[strings.Trim(words[len(words)-1], ",.!")]
+}
+
+// greetings open an address ("Hey Gina,", "Thanks Mel!").
+var greetings = map[string]bool{"hey": true, "hi": true, "hello": true, "thanks": true, "thank": true, "you": true, "yo": true,
+	"congrats": true, "congratulations": true, "dear": true, "oh": true, "wow": true, "yeah": true, "yes": true, "aw": true, "aww": true}
 
 var numberWords = []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 	"eleven", "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen", "twice", "once", "a couple", "half"}
