@@ -208,6 +208,8 @@ func TestDialogueJudgement(t *testing.T) {
 		{name: "the other speaker's news, told to the one asked about", question: "When did Caroline finish her first marathon?",
 			noEvidence: true, forbidden: []string{"d13"}, note: "said by Melanie"},
 		{name: "the same news asked of its speaker", question: "When did Melanie finish her first marathon?", cited: []string{"d13"}},
+		{name: "a place never named", question: "Which studio did Caroline pick in Barcelona for her pottery class?",
+			noEvidence: true, forbidden: []string{"d9"}, note: "never names barcelona"},
 	} {
 		tc.check(t, a, "locomo:d", "2023-05-09T12:00:00Z")
 	}

@@ -807,6 +807,12 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	if anchors := askedAnchors(r.question, o, speakers); len(anchors) > 0 {
 		kept = r.keepOnly(kept, func(c *candidate) bool { return namesAnchor(c.ev.Content, anchors, rel.alts) },
 			"does not name "+strings.Join(anchors, ", ")+", which the question asks about")
+	} else if unsaid := r.unsaidAnchors(o, rel, speakers); len(unsaid) > 0 {
+		// A question naming a thing no message names ("What did Jon take
+		// a trip to Barcelona for?", "What does Tim love during
+		// Halloween?") asks about something never said.
+		kept = r.keepOnly(kept, func(*candidate) bool { return false },
+			"the history never names "+strings.Join(unsaid, ", ")+", which the question asks about")
 	} else if rel.places != nil && asksOfPlace(r.question, rel.places) {
 		// Whether something is so of a place ("我是不是说过要带儿子去北京
 		// 玩？") is answered by a message that names a place: that one, or
@@ -1389,6 +1395,45 @@ func lowerAll(ss []string) []string {
 // o.names and not the history's speakers, lower-cased. Another question,
 // or one that asks what would likely be ("Would Caroline likely enjoy
 // Vivaldi?": an inference, which no message need name), has none.
+// unsaidAnchors returns the names of the question (not its speakers, a
+// month, a weekday, an acronym or its first word) when no message the run has
+// seen mentions any of them, in either language: the searches looked for
+// them, so none names them. One of them said is enough ("Lebron James",
+// "Harry Potter and the Philosopher's Stone" asked as the messages write
+// part of them).
+func (r *run) unsaidAnchors(o observation, rel relevance, speakers map[string]bool) []string {
+	var out []string
+	for _, name := range o.names {
+		n := strings.ToLower(name)
+		upper := 0
+		for _, r := range name {
+			if unicode.IsUpper(r) {
+				upper++
+			}
+		}
+		// Not a sentence's first word ("Remind me what my dog's name
+		// is?", "… Answer yes or no."), nor a word written as an acronym
+		// (TV, PhD).
+		if speakers[n] || isMonthName(n) || weekdayByName[n] != 0 || n == "sunday" || upper > 1 ||
+			slices.ContainsFunc(sentences(r.question), func(s string) bool { return strings.HasPrefix(s, name) }) {
+			continue
+		}
+		said := false
+		for _, c := range r.seen {
+			lower := strings.ToLower(c.ev.Content)
+			if containsWord(lower, n) || slices.ContainsFunc(rel.alts[n], func(t string) bool { return containsWord(lower, strings.ToLower(t)) }) {
+				said = true
+				break
+			}
+		}
+		if said {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 func askedAnchors(q string, o observation, speakers map[string]bool) []string {
 	last, ok := askedWhether(q)
 	if !ok {
