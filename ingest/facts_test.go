@@ -228,6 +228,12 @@ func TestExtractFactsKinds(t *testing.T) {
 			[]ingest.Fact{f("hobby", "chef ramsay", "chef Ramsay", "positive", "en")}, []ingest.Fact{f("hobby", "chef ramsay", "chef Ramsay", "positive", "en")}},
 		{"en a game far into the clause", en, "Alice plays in a rec soccer league",
 			[]ingest.Fact{f("hobby", "soccer", "soccer", "positive", "en")}, nil},
+		{"zh what a food does", zh, "张三(qq:10001)一吃辣就胃疼",
+			[]ingest.Fact{f("food", "辣", "辣", "negative", "zh")}, []ingest.Fact{f("food", "辣", "辣", "negative", "zh")}},
+		{"zh a listed word inside a dictionary word", zh, "张三(qq:10001)吃生鱼片会拉肚子",
+			[]ingest.Fact{f("food", "生鱼片", "生鱼片", "negative", "zh")}, []ingest.Fact{f("food", "鱼", "鱼", "negative", "zh")}},
+		{"zh what a drink does, the drink first", zh, "豆浆张三(qq:10001)一喝肚子就胀",
+			[]ingest.Fact{f("drink", "豆浆", "豆浆", "negative", "zh")}, []ingest.Fact{f("drink", "豆浆", "豆浆", "negative", "zh")}},
 		{"en drink is a verb here", en, "Alice is a vegetarian and Alice doesn't drink",
 			[]ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}, []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
 	}

@@ -102,7 +102,7 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 	c := lx.cats[cat]
 	if c.vocab != nil {
 		if loc := c.vocab.FindStringIndex(v); loc != nil {
-			return v[loc[0]:loc[1]], true
+			return lx.wholeWord(v, loc, lang), true
 		}
 	}
 	if lx.kinds == nil || len(c.kinds) == 0 {
@@ -149,6 +149,28 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// wholeWord is the word of the list at loc in v, or in Chinese, with the
+// dictionary, the whole dictionary word it lies in (鱼 in 生鱼片 is the
+// 生鱼片).
+func (lx extraction) wholeWord(v string, loc []int, lang string) string {
+	if lang != "zh" || lx.kinds == nil || lx.kinds.dict == nil {
+		return v[loc[0]:loc[1]]
+	}
+	at := 0
+	for _, w := range lx.kinds.dict.Segment(v) {
+		i := strings.Index(v[at:], w)
+		if i < 0 {
+			break
+		}
+		start, end := at+i, at+i+len(w)
+		if start <= loc[0] && loc[1] <= end && len(lx.kinds.dict.English(w)) > 0 {
+			return w
+		}
+		at = end
+	}
+	return v[loc[0]:loc[1]]
 }
 
 // englishIs reports whether an English noun (lower case) names a thing of
