@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,6 +53,44 @@ func TestServeLLMHistorian(t *testing.T) {
 	want := map[string]bool{"张三(qq:1)于2026年3月3日去了北京": true, "张三 (qq:1) likes oolong tea": true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeHistorianKinds: serve gives its historian the WordNet and the
+// dictionary it loads for recall, so an ended turn naming an animal no
+// list holds (荷兰猪, a guinea pig) puts a pet into the user's profile.
+func TestServeHistorianKinds(t *testing.T) {
+	wn, dict := filepath.Join("..", "..", "models", "wordnet"), filepath.Join("..", "..", "models", "cc-cedict")
+	for _, dir := range []string{wn, dict} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Skipf("%s not installed (make setup): %v", dir, err)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want bool
+	}{
+		{"with WordNet", withEnv(fastQueue, "RECALLD_WORDNET_DIR", wn, "RECALLD_DICTIONARY_DIR", dict), true},
+		{"without", withEnv(fastQueue, "RECALLD_WORDNET_DIR", "", "RECALLD_DICTIONARY_DIR", ""), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, tc.env)
+			u := ts.as("qq:1")
+			var r ingest.Receipt
+			u.Do("POST", "/turns/end", turn("req-kinds", "我家里有只荷兰猪，特别能吃"), http.StatusAccepted, &r)
+			u.waitJob(r.JobID, "done")
+			if !tc.want {
+				// Nothing learned: no profile at all.
+				u.Do("GET", "/profiles/user/qq:1", nil, http.StatusNotFound, nil)
+				return
+			}
+			var prof storage.Profile
+			u.Do("GET", "/profiles/user/qq:1", nil, http.StatusOK, &prof)
+			if !slices.ContainsFunc(prof.Traits, func(tr storage.Trait) bool { return tr.Category == "pet" && tr.Value == "荷兰猪" }) {
+				t.Errorf("no pet 荷兰猪 in the profile: %+v", prof.Traits)
+			}
+		})
 	}
 }
 
