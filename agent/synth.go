@@ -708,7 +708,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			continue
 		}
 		if len(named) > 0 && slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !r.ownStatement(rel, c) {
-			r.note("set aside %s: %s bears the question out only in asking or in speaking of the other speaker", c.ev.MessageID, c.ev.SenderName)
+			r.note("set aside %s: %s bears the question out only in asking the other speaker", c.ev.MessageID, c.ev.SenderName)
 			continue
 		}
 		c.flags = r.flags(c)
@@ -1324,12 +1324,12 @@ func speaksOf(text string, names []string) bool {
 
 // addressed reports whether a name between before and after is spoken to.
 func addressed(before, after string) bool {
-	after = strings.TrimLeft(after, " ")
-	if after != "" && !strings.ContainsAny(after[:1], ",.!?") && !strings.HasPrefix(after, "，") && !strings.HasPrefix(after, "！") && !strings.HasPrefix(after, "。") && !strings.HasPrefix(after, "？") {
+	const ends = ",.!?，。！？"
+	if next, _ := utf8.DecodeRuneInString(strings.TrimLeft(after, " ")); next != utf8.RuneError && !strings.ContainsRune(ends, next) {
 		return false
 	}
 	before = strings.TrimRight(before, " ")
-	if before == "" || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "，") || strings.HasSuffix(before, "!") || strings.HasSuffix(before, ".") {
+	if prev, _ := utf8.DecodeLastRuneInString(before); before == "" || prev != '?' && prev != '？' && strings.ContainsRune(ends, prev) {
 		return true
 	}
 	words := strings.Fields(before)
@@ -1390,11 +1390,6 @@ func lowerAll(ss []string) []string {
 	return out
 }
 
-// askedAnchors returns the names a yes/no question asks about: the names
-// of its last sentence (a preamble's are not asked about) that are among
-// o.names and not the history's speakers, lower-cased. Another question,
-// or one that asks what would likely be ("Would Caroline likely enjoy
-// Vivaldi?": an inference, which no message need name), has none.
 // unsaidAnchors returns the names of the question (not its speakers, a
 // month, a weekday, an acronym or its first word) when no message the run has
 // seen mentions any of them, in either language: the searches looked for
@@ -1406,15 +1401,16 @@ func (r *run) unsaidAnchors(o observation, rel relevance, speakers map[string]bo
 	for _, name := range o.names {
 		n := strings.ToLower(name)
 		upper := 0
-		for _, r := range name {
-			if unicode.IsUpper(r) {
+		for _, ch := range name {
+			if unicode.IsUpper(ch) {
 				upper++
 			}
 		}
 		// Not a sentence's first word ("Remind me what my dog's name
 		// is?", "… Answer yes or no."), nor a word written as an acronym
 		// (TV, PhD).
-		if speakers[n] || isMonthName(n) || weekdayByName[n] != 0 || n == "sunday" || upper > 1 ||
+		_, weekday := weekdayByName[n]
+		if speakers[n] || isMonthName(n) || weekday || upper > 1 ||
 			slices.ContainsFunc(sentences(r.question), func(s string) bool { return strings.HasPrefix(s, name) }) {
 			continue
 		}
@@ -1434,6 +1430,11 @@ func (r *run) unsaidAnchors(o observation, rel relevance, speakers map[string]bo
 	return out
 }
 
+// askedAnchors returns the names a yes/no question asks about: the names
+// of its last sentence (a preamble's are not asked about) that are among
+// o.names and not the history's speakers, lower-cased. Another question,
+// or one that asks what would likely be ("Would Caroline likely enjoy
+// Vivaldi?": an inference, which no message need name), has none.
 func askedAnchors(q string, o observation, speakers map[string]bool) []string {
 	last, ok := askedWhether(q)
 	if !ok {
