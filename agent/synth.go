@@ -1398,6 +1398,7 @@ func lowerAll(ss []string) []string {
 // part of them).
 func (r *run) unsaidAnchors(o observation, rel relevance, speakers map[string]bool) []string {
 	var out []string
+	sents := sentences(r.question)
 	for _, name := range o.names {
 		n := strings.ToLower(name)
 		upper := 0
@@ -1411,7 +1412,7 @@ func (r *run) unsaidAnchors(o observation, rel relevance, speakers map[string]bo
 		// (TV, PhD).
 		_, weekday := weekdayByName[n]
 		if speakers[n] || isMonthName(n) || weekday || upper > 1 ||
-			slices.ContainsFunc(sentences(r.question), func(s string) bool { return strings.HasPrefix(s, name) }) {
+			slices.ContainsFunc(sents, func(s string) bool { return strings.HasPrefix(s, name) }) {
 			continue
 		}
 		said := false
