@@ -823,19 +823,28 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 	return true
 }
 
+// enLeadAdverb are adverbs that may open a clause without a subject
+// before its verb and change what it says ("Never been a fan of jazz",
+// "Always hated olives"): they are kept, after the verb's auxiliary.
+var enLeadAdverb = map[string]bool{"never": true, "always": true, "usually": true, "often": true, "rarely": true}
+
+// enDropAdverb are adverbs that may open a clause without a subject and
+// say nothing the frames read ("Currently studying for…", "Really into
+// climbing"): they are dropped, as after a subject.
+var enDropAdverb = map[string]bool{"currently": true, "really": true, "still": true, "just": true, "also": true, "totally": true, "basically": true, "actually": true, "honestly": true}
+
 // enImplicit puts the verb that opens a clause without a subject in the
 // third person, as the rules expect: "Been living in" is "has been living
 // in", "Working as" is "is working as", "Live in" is "lives in".
-// enLeadAdverb are adverbs that may open a clause without a subject
-// before its verb ("Never been a fan of jazz", "Always hated olives").
-var enLeadAdverb = map[string]bool{"never": true, "always": true, "usually": true, "really": true, "still": true, "just": true, "also": true, "often": true, "rarely": true, "totally": true}
-
 func enImplicit(pred string) string {
 	verb, tail, _ := strings.Cut(pred, " ")
 	lower := strings.ToLower(verb)
 	switch {
 	case verb == "" || !isASCIIWord(strings.NewReplacer("'", "", "’", "").Replace(verb)):
 		return pred
+	case enDropAdverb[lower]:
+		// "Currently studying for…": the adverb says nothing the frames read.
+		return enImplicit(tail)
 	case enLeadAdverb[lower]:
 		// "Never been a fan of jazz": has never been…
 		r := enImplicit(tail)

@@ -140,6 +140,10 @@ func TestExtractFacts(t *testing.T) {
 		{"en a time before the subject", en, "Most evenings Alice plays a bit of poker online", []ingest.Fact{
 			f("habit", "plays a bit of poker online most evenings", "plays a bit of poker online most evenings", "", "en")}},
 		{"en only a time before the subject", en, "Poker Alice plays most evenings", nil},
+		{"en weekday nights before the subject", en, "Tuesday and Thursday nights Alice is in a welding class at the community college", []ingest.Fact{
+			f("learning", "welding", "welding", "", "en")}},
+		{"zh learning online", zh, "张三(qq:10001)在网上跟着B站自学剪辑", []ingest.Fact{f("learning", "剪辑", "剪辑", "", "zh")}},
+		{"zh a training course", zh, "张三(qq:10001)参加了一个咖啡师培训", []ingest.Fact{f("learning", "咖啡师", "咖啡师", "", "zh")}},
 		{"en a weekday's mornings", en, "Alice does pottery on Saturday mornings", []ingest.Fact{
 			f("habit", "does pottery on saturday mornings", "does pottery on Saturday mornings", "", "en")}},
 	}
