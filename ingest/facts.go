@@ -509,7 +509,7 @@ func cutWord(s string, words []string) (string, bool) {
 		if !ok {
 			continue
 		}
-		if isASCIIWord(strings.ReplaceAll(a, " ", "")) && rest != "" && rest[0] != ' ' {
+		if isLatinPhrase(a) && rest != "" && rest[0] != ' ' {
 			continue
 		}
 		return rest, true
@@ -523,6 +523,10 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 	}
 	return s[len(prefix):], true
 }
+
+// isLatinPhrase reports whether s is ASCII letters and spaces ("Most
+// evenings").
+func isLatinPhrase(s string) bool { return isASCIIWord(strings.ReplaceAll(s, " ", "")) }
 
 func isASCIIWord(s string) bool {
 	for _, r := range s {
@@ -675,7 +679,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			}
 			if t, r, ok := lx.cutTopic(s, starts); ok {
 				rest, explicit = r, true
-				if isASCIIWord(strings.ReplaceAll(t, " ", "")) {
+				if isLatinPhrase(t) {
 					rest = strings.TrimSpace(r) + " " + strings.ToLower(t) // "Most evenings Ann plays poker": Ann plays poker most evenings
 				} else if lx.topicTime.MatchString(t) {
 					rest = t + r // "下班后张三…": a circumstance, read in order
@@ -931,7 +935,7 @@ func (lx extraction) cutTopic(s string, starts []string) (topic, rest string, ok
 			continue
 		}
 		t := s[:i]
-		if en := strings.TrimRight(t, " ,"); isASCIIWord(strings.ReplaceAll(en, " ", "")) {
+		if en := strings.TrimRight(t, " ,"); isLatinPhrase(en) {
 			// "Most evenings Ann plays poker": a time only.
 			if !lx.topicTime.MatchString(en) {
 				return "", "", false
