@@ -21,19 +21,26 @@ var (
 	givesTime = regexp.MustCompile(`(?i)\b(yesterday|today|tonight|tomorrow|recently|the other day|ago|last (week|month|year|weekend|night|summer|winter|spring|fall|autumn|time|` + enDay + `)|this (morning|afternoon|evening|week|weekend|month|year|summer|past)|next (week|month|year|weekend|` + enDay + `)|` + enMonth + `|` + enDay + `|(19|20)\d\d|\d{1,2}(:\d\d)?\s*(am|pm)|weekend)\b` +
 		`|昨天|今天|前天|明天|后天|今早|今晚|昨晚|明早|明晚|上周|下周|这周|本周|上个?星期|下个?星期|上个?礼拜|下个?礼拜|上个月|下个月|这个月|本月|月初|月底|去年|今年|明年|前年|年初|年底|刚才|刚刚|前几天|前阵子|周末` +
 		`|[0-9０-９]+\s*[年月号日点]|[一二三四五六七八九十两]+\s*[月号点]|(周|星期|礼拜)[一二三四五六日天]|` + zhNumber + `\s*(天|周|个?星期|个?月|年)(以?前|之前|后|以后|之后)`)
-	givesSpan = regexp.MustCompile(`(?i)\b(` + enNumber + ` (days?|weeks?|months?|years?|hours?|decades?)|since|for (years|months|ages|a while|so long|decades|life)|all my life|decade)\b` +
+	// A question asking why is mostly answered by a turn that gives a
+	// reason: in a dialogue the reason often comes in the speaker's next
+	// turn, after the other asks what made them do it.
+	asksReason  = regexp.MustCompile(`(?i)^\s*why\b|\bwhy (did|does|do|is|was|were|has|have|had|would|are|am)\b|\bwhat (inspired|motivated|made|prompted|led|sparked|drove|caused|got)\b|为什么|为啥|干嘛要|怎么会想|什么原因|啥原因|动机`)
+	givesReason = regexp.MustCompile(`(?i)\b(because|cause|cuz|so that|in order to|wanted to|inspired|motivated|the reason|due to|that's why|made me|led me|got me|growing up)\b|因为|为了|所以|原因|由于|为的是|动机|才`)
+	givesSpan   = regexp.MustCompile(`(?i)\b(` + enNumber + ` (days?|weeks?|months?|years?|hours?|decades?)|since|for (years|months|ages|a while|so long|decades|life)|all my life|decade)\b` +
 		`|` + zhNumber + `\s*(年|个月|天|周|个?星期|个?小时|分钟)|多年|好几年|很久|从小|从.{1,8}(开始|起)`)
 )
 
-// answerKind returns, for a question that asks for a time or a span by
-// its question word, whether a message's content gives one; nil for
-// other questions. A question asking how long ago is asking when.
+// answerKind returns, for a question that asks for a time, a span or a
+// reason by its question word, whether a message's content gives one;
+// nil for other questions. A question asking how long ago is asking when.
 func answerKind(question string) func(content string) bool {
 	switch {
 	case asksTime.MatchString(question):
 		return givesTime.MatchString
 	case asksSpan.MatchString(question):
 		return givesSpan.MatchString
+	case asksReason.MatchString(question):
+		return givesReason.MatchString
 	}
 	return nil
 }

@@ -196,6 +196,13 @@ func TestDialogueJudgement(t *testing.T) {
 	say("Caroline", "Your sunsets are always so calming.")                                                 // d11
 	say("Melanie", "Thanks! Work has been hectic, so painting helps me unwind.")                           // d12
 	say("Melanie", "Hey Caroline, guess what, I finally finished my first marathon last Sunday!")          // d13
+	say("Caroline", "I just took part in a marching event for veterans' rights, it was awesome.")          // d14
+	say("Melanie", "Wow, Caroline! What made you do that?")                                                // d15
+	say("Caroline", "I've always had great respect for our military and wanted to show my support.")       // d16
+	say("Caroline", "My neighbor joined a nearby church choir this week, she sings every Sunday now.")     // d17
+	// Two months before the rest: older than "recently" reaches.
+	say("Melanie", "Just yesterday I joined a nearby church. I wanted to feel closer to a community.") // d18
+	msgs[len(msgs)-1].CreatedAt = t0.AddDate(0, -2, 0)
 	a := agent.New(serviceWith(t, "locomo:d", msgs), mustSkill(t))
 	for _, tc := range []judgeCase{
 		{name: "the other speaker's news", question: "What did Melanie come across in her neighborhood during her walk?",
@@ -210,6 +217,10 @@ func TestDialogueJudgement(t *testing.T) {
 		{name: "the same news asked of its speaker", question: "When did Melanie finish her first marathon?", cited: []string{"d13"}},
 		{name: "a place never named", question: "Which studio did Caroline pick in Barcelona for her pottery class?",
 			noEvidence: true, forbidden: []string{"d9"}, note: "never names barcelona"},
+		{name: "the reason given when the other asked for it", question: "What inspired Caroline to join the marching event for veterans' rights?",
+			cited: []string{"d16"}},
+		{name: "recently, where only the other speaker said it this week", question: "Why did Melanie join a nearby church recently?",
+			cited: []string{"d18"}, forbidden: []string{"d17"}},
 	} {
 		tc.check(t, a, "locomo:d", "2023-05-09T12:00:00Z")
 	}

@@ -125,6 +125,7 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) (draft, error) {
 	if err := or.anchor(ctx, stop); err != nil {
 		return draft{}, err
 	}
+	or.reasons()
 	return or.synthesize(stop), nil
 }
 
@@ -491,9 +492,15 @@ func (or *offlineRun) looseWindow() bool {
 	if !or.o.loose || or.widened || r.window.explicit || r.window.since.IsZero() {
 		return false
 	}
+	// What another speaker says of themself, or the named one only asks,
+	// does not answer a question about a named one ("Why did Maria join a
+	// nearby church recently?" and John's news of the week: synthesize
+	// sets them aside).
 	minimum := r.minSupport(or.rel)
+	_, named := r.namedSpeakers(or.rel)
 	for _, c := range r.best(or.rel, or.o, 1<<30) {
-		if minimum == 0 || c.support >= minimum {
+		if (minimum == 0 || c.support >= minimum) && ofNamed(c, named) &&
+			(!slices.Contains(named, strings.ToLower(c.ev.SenderName)) || r.ownStatement(or.rel, c)) {
 			return false
 		}
 	}
@@ -813,6 +820,50 @@ func (or *offlineRun) anchor(ctx context.Context, stop string) error {
 	return nil
 }
 
+// reasons follows, for a question asking why ("What inspired John to join
+// the marching event?"), each anchored hit that tells of the thing by its
+// own words to the reason its speaker gives next when the other speaker
+// asks for one right after it ("What inspired you to join it?"): that
+// answer ("I've always had a great respect for our military") bears the
+// question out as the hit does (candidate.via).
+func (or *offlineRun) reasons() {
+	r, rel := or.r, or.rel
+	if !asksReason.MatchString(r.question) || r.minSupport(rel) == 0 || len(rel.evidence) == 0 {
+		return
+	}
+	idf := r.questionIDF(rel)
+	found := 0
+	for _, c := range r.best(rel, or.o, or.skill.Params.Limits.MaxAnchors) {
+		if !r.ownWords(rel, idf, c) {
+			continue
+		}
+		var after []queryapi.Evidence
+		for _, n := range c.context {
+			if n.ConversationID == c.ev.ConversationID && n.CreatedAt.After(c.ev.CreatedAt) {
+				after = append(after, n)
+			}
+		}
+		slices.SortFunc(after, func(a, b queryapi.Evidence) int { return a.CreatedAt.Compare(b.CreatedAt) })
+		if len(after) < 2 || after[0].SenderName == c.ev.SenderName && after[0].Role == c.ev.Role ||
+			!asksReason.MatchString(after[0].Content) || after[1].SenderName != c.ev.SenderName || after[1].Role != c.ev.Role {
+			continue
+		}
+		n := after[1]
+		if _, ok := r.seen[n.MessageID]; !ok {
+			n.Score = c.score
+			r.remember([]queryapi.Evidence{n})
+		}
+		if m := r.seen[n.MessageID]; m.via == nil {
+			m.via = c
+			m.score = max(m.score, c.score)
+			found++
+		}
+	}
+	if found > 0 {
+		r.step("reflect", "", nil, found, fmt.Sprintf("follow the best hits to the reasons asked of their speakers next: %d", found))
+	}
+}
+
 // synthesize turns the supported candidates into the draft (run.synthesize).
 func (or *offlineRun) synthesize(stop string) draft {
 	start := time.Now()
@@ -979,7 +1030,7 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		// question out as that hit does.
 		if c.via != nil && r.ownWords(rel, idf, c.via) {
 			c.support = max(c.support, r.minSupport(rel))
-			ov = max(ov, st.MinOverlap)
+			ov = max(ov, st.MinOverlap, rel.overlap(c.via.ev))
 		}
 		// An answer is judged with the question it answers (replies).
 		if c.asked != nil && !r.ownWords(rel, idf, c) {

@@ -338,6 +338,12 @@ func TestAnswerKind(t *testing.T) {
 			[]string{"学了两年了", "从去年开始学的", "从小就弹"},
 			[]string{"我在学吉他", "每周三上课"}},
 		{"How long ago did I move?", []string{"moved here last spring... last year"}, []string{"moved for a long time"}},
+		{"What inspired John to join the marching event?",
+			[]string{"I joined 'cause I respect the military", "I wanted to show my support", "Growing up, I saw how it hurt us"},
+			[]string{"I joined a marching event last week", "It was awesome!"}},
+		{"我为什么换工作来着？",
+			[]string{"因为通勤太远了", "为了多陪陪孩子", "原因很简单：钱少"},
+			[]string{"我换工作了", "新公司在南山"}},
 	} {
 		gives := answerKind(tc.question)
 		if gives == nil {

@@ -664,18 +664,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	}
 	// A question naming a speaker asks about that speaker: a message by
 	// another speaker counts only if it names them.
-	speakers := map[string]bool{}
-	for _, c := range r.seen {
-		if c.ev.SenderName != "" {
-			speakers[strings.ToLower(c.ev.SenderName)] = true
-		}
-	}
-	var named []string
-	for _, n := range rel.names {
-		if speakers[n] {
-			named = append(named, n)
-		}
-	}
+	speakers, named := r.namedSpeakers(rel)
 	// What the assistant said and the user's next turn denied ("不是插画！")
 	// is not the user's word (offlineRun.replies).
 	corrected := map[string]string{}
@@ -700,7 +689,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			r.note("set aside %s: the user corrected it in the next turn (%s)", c.ev.MessageID, by)
 			continue
 		}
-		if len(named) > 0 && !slices.Contains(named, strings.ToLower(c.ev.SenderName)) && !speaksOf(c.ev.Content, named) {
+		if !ofNamed(c, named) {
 			r.note("set aside %s: said by %s, the question asks about %s", c.ev.MessageID, c.ev.SenderName, strings.Join(named, ", "))
 			if s := r.ownSupport(rel, c); s > toldSupport && firstPerson(c.ev.Content) && !isQuestionText(c.ev.Content) {
 				told, toldSupport = c, s
@@ -969,6 +958,30 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		d.stopReason = StopEnough
 	}
 	return d
+}
+
+// namedSpeakers returns the lower-case names of the speakers the run has
+// seen, and those of them the question names.
+func (r *run) namedSpeakers(rel relevance) (speakers map[string]bool, named []string) {
+	speakers = map[string]bool{}
+	for _, c := range r.seen {
+		if c.ev.SenderName != "" {
+			speakers[strings.ToLower(c.ev.SenderName)] = true
+		}
+	}
+	for _, n := range rel.names {
+		if speakers[n] {
+			named = append(named, n)
+		}
+	}
+	return speakers, named
+}
+
+// ofNamed reports whether a candidate may tell of the speakers a
+// question names (named, lower case): it is by one of them or speaks of
+// them (speaksOf). Any candidate may when the question names none.
+func ofNamed(c *candidate, named []string) bool {
+	return len(named) == 0 || slices.Contains(named, strings.ToLower(c.ev.SenderName)) || speaksOf(c.ev.Content, named)
 }
 
 // latest keeps, for a question about the present, the latest statement on
