@@ -2,6 +2,7 @@ package agent
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,22 +45,16 @@ func (or *offlineRun) wordKinds(question string, evidence []string) (byTerm map[
 			byTerm[t] = named
 		}
 	}
-	for _, n := range askedNouns(question, or.dict) {
-		var k *wordnet.Kind
+	for _, a := range or.askedKinds(question) {
+		n, k := a.noun, a.kind
 		var in func(t string) bool
 		if isCJKString(n) {
-			for _, en := range firstN(or.dict.English(n), kindSenses) {
-				if k = or.wordnet.Kind(en); k != nil {
-					break
-				}
-			}
 			in = func(t string) bool { return isCJKString(t) && utf8.RuneCountInString(t) > 1 && strings.Contains(n, t) }
 		} else {
-			k = or.wordnet.Kind(n)
-			in = func(t string) bool { return t == n || t == stem(n) }
-		}
-		if k == nil {
-			continue
+			words := strings.Fields(n)
+			in = func(t string) bool {
+				return slices.ContainsFunc(words, func(w string) bool { return t == w || t == stem(w) })
+			}
 		}
 		named, found := or.namesOfKind(k), false
 		for _, t := range evidence {
@@ -75,15 +70,61 @@ func (or *offlineRun) wordKinds(question string, evidence []string) (byTerm map[
 	return byTerm, broad
 }
 
+// askedKind is a noun a question asks for a thing of and the kind WordNet
+// knows it as.
+type askedKind struct {
+	noun string
+	kind *wordnet.Kind
+}
+
+// askedKinds returns the nouns of the question that ask for a thing of a
+// kind WordNet knows (askedNouns): race; 乐器 by its sense "musical
+// instrument".
+func (or *offlineRun) askedKinds(question string) []askedKind {
+	if or.wordnet == nil {
+		return nil
+	}
+	var out []askedKind
+	covered := map[string]bool{} // the first words of two that name a kind together
+	for _, n := range askedNouns(question, or.dict) {
+		if covered[n] {
+			continue
+		}
+		var k *wordnet.Kind
+		if isCJKString(n) {
+			for _, en := range firstN(or.dict.English(n), kindSenses) {
+				if k = or.wordnet.Kind(en); k != nil {
+					break
+				}
+			}
+		} else {
+			k = or.wordnet.Kind(n)
+		}
+		if k != nil {
+			out = append(out, askedKind{n, k})
+			if first, _, two := strings.Cut(n, " "); two {
+				covered[first] = true
+			}
+		}
+	}
+	return out
+}
+
 // askedNouns returns the nouns a question asks for a thing of: the word
 // after what, which, any or what kind of ("What race am I getting ready
-// for?", "is there any medication I can't take?"); in Chinese the word
+// for?", "is there any medication I can't take?"), and before it the two
+// words there ("What martial arts has John done?"); in Chinese the word
 // (of the dictionary: d) after 什么, 啥, 哪个, 那个… with or without a
 // measure word, or before 叫啥, 是什么… ("我最近自学的那个乐器叫啥来着？").
 func askedNouns(question string, d *bilingual.Dict) []string {
 	lower := strings.ToLower(question)
 	var out []string
 	for _, m := range askedEN.FindAllStringSubmatch(lower, -1) {
+		// Two words may name the kind together (martial arts, board
+		// games): they are tried first.
+		if m[2] != "" {
+			out = append(out, m[1]+" "+m[2])
+		}
 		out = append(out, m[1])
 	}
 	if d == nil {
@@ -103,7 +144,7 @@ func askedNouns(question string, d *bilingual.Dict) []string {
 }
 
 var (
-	askedEN       = regexp.MustCompile(`\b(?:what|which|any)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([a-z]{3,})`)
+	askedEN       = regexp.MustCompile(`\b(?:what|which|any)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([a-z]{3,})(?:\s+([a-z]{3,}))?`)
 	askedAfterZH  = regexp.MustCompile(`(?:什么|啥|哪个|哪种|哪款|哪些|哪几|哪家|哪部|哪本|哪一|那个|那种|那款)[个种款部本件只位家样类]?(\p{Han}{2,4})`)
 	askedBeforeZH = regexp.MustCompile(`(\p{Han}{2,4})(?:叫啥|叫什么|是啥|是什么|是哪)`)
 )

@@ -453,6 +453,8 @@ func TestWordNetKinds(t *testing.T) {
 			append([]storage.Message{said("m1", 20, "I'm training for a half marathon in October")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
 		{"zh question", "我最近自学的那个乐器叫啥来着？",
 			append([]storage.Message{said("m1", 20, "impulse bought a uke on taobao lol, 20 min of scales every night")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
+		{"two words name the kind", "What musical instrument have I been practising lately?",
+			append([]storage.Message{said("m1", 20, "got the uke out again tonight, fingertips sore")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
 		{"mentioned, not asked", "Did I sign up for a race this year?",
 			append([]storage.Message{said("m1", 20, "I'm training for a half marathon in October")}, offTopic("m2", 40, "m3", 30)...), nil},
 	} {
