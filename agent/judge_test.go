@@ -217,6 +217,7 @@ func TestDialogueJudgement(t *testing.T) {
 		{name: "the same news asked of its speaker", question: "When did Melanie finish her first marathon?", cited: []string{"d13"}},
 		{name: "a place never named", question: "Which studio did Caroline pick in Barcelona for her pottery class?",
 			noEvidence: true, forbidden: []string{"d9"}, note: "never names barcelona"},
+		{name: "a day named, not said", question: "What did Melanie take the kids to on 8 May, 2023?", cited: []string{"d4"}},
 		{name: "the reason given when the other asked for it", question: "What inspired Caroline to join the marching event for veterans' rights?",
 			cited: []string{"d16"}},
 		{name: "recently, where only the other speaker said it this week", question: "Why did Melanie join a nearby church recently?",

@@ -565,6 +565,20 @@ var (
 	monthByName   = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
+// withoutDates blanks the dates and months explicitDates reads in q ("on 9
+// November, 2022", "2026年3月5日"; not "may" alone, usually the verb).
+func withoutDates(q string) string {
+	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE} {
+		q = re.ReplaceAllString(q, " ")
+	}
+	return enMonthRE.ReplaceAllStringFunc(q, func(m string) string {
+		if strings.EqualFold(m, "may") {
+			return m
+		}
+		return " "
+	})
+}
+
 // explicitDates finds a date or month named in the question and returns its
 // range: a day, or a month (the most recent one not after now when no year
 // is given).

@@ -164,7 +164,15 @@ func (or *offlineRun) observe() {
 	if r.role == "any" {
 		r.role = ""
 	}
-	qterms := keyTerms(r.question, p.Markers["filler"])
+	// The date a question names ("What dish did Nate make on 9 November,
+	// 2022?") is its window, not its content: no message says "November"
+	// or "2022" for the day it was sent, and as terms no message has they
+	// would weigh most in support.
+	content := r.question
+	if o.signal == "date" {
+		content = withoutDates(content)
+	}
+	qterms := keyTerms(content, p.Markers["filler"])
 	r.step("observe", "", map[string]any{
 		"intent": o.intent, "role": cmpOr(o.role, "any"), "signal": o.signal, "phrases": o.phrases,
 		"names": o.names, "topics": o.topics, "keywords": o.keywords,
@@ -174,8 +182,8 @@ func (or *offlineRun) observe() {
 		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh, plans: o.intent == "schedule" && o.intentHits > 0}
 	// Support weighs the question's content only: not the words that say
 	// what kind of answer it wants or when (askingWords).
-	rel.evidence = keyTerms(r.question, or.asking)
-	for _, ch := range contentChars(r.question, or.asking) {
+	rel.evidence = keyTerms(content, or.asking)
+	for _, ch := range contentChars(content, or.asking) {
 		if !slices.Contains(rel.evidence, ch) {
 			rel.evidence = append(rel.evidence, ch)
 		}

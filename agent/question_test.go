@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -315,6 +316,30 @@ func TestExplicitDates(t *testing.T) {
 		w, ok := explicitDates(tc.q, now)
 		if ok != !tc.since.IsZero() || !w.since.Equal(tc.since) || !w.until.Equal(tc.until) {
 			t.Errorf("%q: got %v..%v (%t), want %v..%v", tc.q, w.since, w.until, ok, tc.since, tc.until)
+		}
+	}
+}
+
+// TestWithoutDates: the dates explicitDates reads are blanked, so they
+// are no content terms; "may" alone is left.
+func TestWithoutDates(t *testing.T) {
+	for q, want := range map[string][]string{
+		"What dish did Nate make on 9 November, 2022?":      {"dish", "nate", "make"},
+		"What did Nate do for Joanna on 25 May, 2022?":      {"nate", "joanna"},
+		"What is John doing as a volunteer in August 2023?": {"john", "volunteer"},
+		"我2026年3月5日去了哪里？":                                   {"去"},
+		"May I ask what Tim bought?":                        {"tim", "bought"},
+	} {
+		got := keyTerms(withoutDates(q), Lexicon{})
+		for _, w := range want {
+			if !slices.Contains(got, stem(w)) {
+				t.Errorf("keyTerms(withoutDates(%q)) = %q, want %q among them", q, got, stem(w))
+			}
+		}
+		for _, w := range got {
+			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" {
+				t.Errorf("keyTerms(withoutDates(%q)) = %q: the date is left (%q)", q, got, w)
+			}
 		}
 	}
 }
