@@ -84,6 +84,9 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// Said in English by a user who mostly writes Chinese.
 		user("m51", day(3, 7), "my dog Biscuit is sick, took him to the vet"),
 		user("m49", day(3, 6), "My dad and I used to go fishing every summer at the lake"),
+		// A plan's day moved by a revision that says no change word.
+		user("m52", day(3, 22), "点餐小程序 v2 定在 4 月 20 号发版"),
+		user("m53", day(4, 14), "发版时间改到 5 月 6 号，老板同意了"),
 	}
 	return serviceWith(t, "qq:42", msgs)
 }
@@ -101,6 +104,7 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "present tense", question: "我现在早上喝什么？", cited: []string{"m6"}, forbidden: []string{"m5"}, note: "superseded by m6"},
 		{name: "past without present marker", question: "我以前早上喝什么咖啡？", cited: []string{"m5"}},
 		{name: "revised plan", question: "官网改版什么时候发布？", cited: []string{"m9"}, forbidden: []string{"m8"}, note: "the later one revises it"},
+		{name: "a plan's day moved", question: "点餐小程序什么时候发版？", cited: []string{"m53"}, forbidden: []string{"m52"}, note: "the later one revises it"},
 		{name: "plan asked about the past", question: "官网改版原来定的哪天发布？", cited: []string{"m8"}},
 		{name: "a named project is no subject", question: "Atlas 里我负责哪块？", cited: []string{"m10"}},
 		{name: "a number asked, none given", question: "How old is my partner?", noEvidence: true, forbidden: []string{"m12"}, note: "gives no number"},

@@ -1061,7 +1061,14 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 					continue
 				}
 			}
-			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change {
+			// Where only revisions supersede, one that moves a day or time
+			// the earlier statement gave to another ("上线时间改到 6 月 6 号"
+			// after "定在 5 月 30 号上线") announces its change as much as
+			// the change words do, when the two share a word that is more
+			// than a date's character (上线; not 月 or 号).
+			moved := revisedOnly && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) &&
+				countHits(strings.ToLower(b.ev.Content), revision) > 0 && shareWord(fa.terms, fb.terms, names)
+			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change && !moved {
 				continue
 			}
 			if (revisedOnly || !in[b]) && countHits(strings.ToLower(b.ev.Content), revision) == 0 {
@@ -1176,6 +1183,13 @@ func shareTermLists(ta, tb, except []string) bool {
 		}
 	}
 	return false
+}
+
+// shareWord is shareTermLists for terms of two characters or more: a
+// Chinese character alone (月 of a date) is no shared subject.
+func shareWord(ta, tb, except []string) bool {
+	long := func(t string) bool { return utf8.RuneCountInString(t) < 2 }
+	return shareTermLists(slices.DeleteFunc(slices.Clone(ta), long), tb, except)
 }
 
 // facts returns c's topic and key terms, computing them on first use.
