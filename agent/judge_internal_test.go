@@ -633,3 +633,28 @@ func TestSpeaksOf(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenRanksAgain: widening the window to all time drops the scores
+// the window's searches gave (a share of the best hit inside it), so the
+// wider searches rank every message again.
+func TestWidenRanksAgain(t *testing.T) {
+	r := &run{seen: map[string]*candidate{
+		"m1": {ev: queryapi.Evidence{MessageID: "m1"}, score: 0.9},
+		"m2": {ev: queryapi.Evidence{MessageID: "m2"}, score: 0.4},
+	}}
+	r.window = timeWindow{since: time.Now().AddDate(0, 0, -7)}
+	or := &offlineRun{offlineBrain: &offlineBrain{}, r: r}
+	or.widen(0, "nothing in the %s window; searched all time")
+	if !or.widened || !r.window.since.IsZero() {
+		t.Fatalf("widened %v, window %+v: want all time", or.widened, r.window)
+	}
+	for id, c := range r.seen {
+		if c.score != 0 {
+			t.Errorf("%s keeps score %v from the window's search, want 0", id, c.score)
+		}
+	}
+	r.remember([]queryapi.Evidence{{MessageID: "m2", Score: 0.7}})
+	if got := r.seen["m2"].score; got != 0.7 {
+		t.Errorf("m2 after the wider search: score %v, want 0.7", got)
+	}
+}

@@ -207,6 +207,8 @@ func TestDialogueJudgement(t *testing.T) {
 	// Two months before the rest: older than "recently" reaches.
 	say("Melanie", "Just yesterday I joined a nearby church. I wanted to feel closer to a community.") // d18
 	msgs[len(msgs)-1].CreatedAt = t0.AddDate(0, -2, 0)
+	say("Melanie", "Since we chatted last, I've been blogging about local politics.") // d19
+	msgs[len(msgs)-1].CreatedAt = t0.AddDate(0, -1, 0)
 	a := agent.New(serviceWith(t, "locomo:d", msgs), mustSkill(t))
 	for _, tc := range []judgeCase{
 		{name: "the other speaker's news", question: "What did Melanie come across in her neighborhood during her walk?",
@@ -224,6 +226,7 @@ func TestDialogueJudgement(t *testing.T) {
 		{name: "a day named, not said", question: "What did Melanie take the kids to on 8 May, 2023?", cited: []string{"d4"}},
 		{name: "the reason given when the other asked for it", question: "What inspired Caroline to join the marching event for veterans' rights?",
 			cited: []string{"d16"}},
+		{name: "recently, said long ago", question: "What has Melanie been blogging about recently?", cited: []string{"d19"}},
 		{name: "recently, where only the other speaker said it this week", question: "Why did Melanie join a nearby church recently?",
 			cited: []string{"d18"}, forbidden: []string{"d17"}},
 	} {

@@ -486,6 +486,13 @@ func (or *offlineRun) widen(at int, note string) {
 	r := or.r
 	or.widened = true
 	r.window = timeWindow{}
+	// A score is a share of the best hit of its search: inside the window
+	// a message of little weight may have scored near the top, and all
+	// time is ranked again from nothing (what the wider searches do not
+	// bring back keeps no score).
+	for _, c := range r.seen {
+		c.score = 0
+	}
 	r.note(note, cmpOr(or.o.signal, "asked"))
 	or.plan = slices.Insert(or.plan, min(at, len(or.plan)), action{name: "widen the window", run: or.again})
 }
@@ -503,11 +510,17 @@ func (or *offlineRun) looseWindow() bool {
 	// What another speaker says of themself, or the named one only asks,
 	// does not answer a question about a named one ("Why did Maria join a
 	// nearby church recently?" and John's news of the week: synthesize
-	// sets them aside).
+	// sets them aside); nor does the named one's message by carrying
+	// their name ("What did John recently get promoted to?" and John's
+	// food drive of the week: ownSupport).
 	minimum := r.minSupport(or.rel)
 	_, named := r.namedSpeakers(or.rel)
 	for _, c := range r.best(or.rel, or.o, 1<<30) {
-		if (minimum == 0 || c.support >= minimum) && ofNamed(c, named) &&
+		support := c.support
+		if len(named) > 0 {
+			support = r.ownSupport(or.rel, c)
+		}
+		if (minimum == 0 || support >= minimum) && ofNamed(c, named) &&
 			(!slices.Contains(named, strings.ToLower(c.ev.SenderName)) || r.ownStatement(or.rel, c)) {
 			return false
 		}
