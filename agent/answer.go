@@ -25,7 +25,7 @@ var (
 	// reason: in a dialogue the reason often comes in the speaker's next
 	// turn, after the other asks what made them do it.
 	asksReason  = regexp.MustCompile(`(?i)^\s*why\b|\bwhy (did|does|do|is|was|were|has|have|had|would|are|am)\b|\bwhat (inspired|motivated|made|prompted|led|sparked|drove|caused|got)\b|为什么|为啥|干嘛要|怎么会想|什么原因|啥原因|动机`)
-	givesReason = regexp.MustCompile(`(?i)\b(because|cause|cuz|so that|in order to|wanted to|inspired|motivated|the reason|due to|that's why|made me|led me|got me|growing up)\b|因为|为了|所以|原因|由于|为的是|动机|才`)
+	givesReason = regexp.MustCompile(`(?i)\b(because|cause|cuz|so that|in order to|wanted to|inspired|motivated|the reason|due to|that's why|made me|led me|got me|growing up)\b|因为|为了|所以|原因|由于|为的是|动机`)
 	givesSpan   = regexp.MustCompile(`(?i)\b(` + enNumber + ` (days?|weeks?|months?|years?|hours?|decades?)|since|for (years|months|ages|a while|so long|decades|life)|all my life|decade)\b` +
 		`|` + zhNumber + `\s*(年|个月|天|周|个?星期|个?小时|分钟)|多年|好几年|很久|从小|从.{1,8}(开始|起)`)
 )
