@@ -112,8 +112,8 @@ func (or *offlineRun) askedKinds(question string) []askedKind {
 
 // askedNouns returns the nouns a question asks for a thing of: the word
 // after what, which, any or what kind of ("What race am I getting ready
-// for?", "is there any medication I can't take?"), and before it the two
-// words there ("What martial arts has John done?"); in Chinese the word
+// for?", "is there any medication I can't take?"), and, tried before it,
+// the two words there ("What martial arts has John done?"); in Chinese the word
 // (of the dictionary: d) after 什么, 啥, 哪个, 那个… with or without a
 // measure word, or before 叫啥, 是什么… ("我最近自学的那个乐器叫啥来着？").
 func askedNouns(question string, d *bilingual.Dict) []string {
