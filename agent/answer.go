@@ -44,3 +44,36 @@ func answerKind(question string) func(content string) bool {
 	}
 	return nil
 }
+
+// A part of the day a question names ("What have I been doing in the
+// mornings lately?", 我晚上一般干嘛) is borne out by a message that names
+// it, a meal or moment of it, or a clock time in it ("6am gym sessions",
+// 晚上九点): partsOfDay pairs the question's term with what gives one.
+var partsOfDay = []struct {
+	term  *regexp.Regexp
+	gives *regexp.Regexp
+}{
+	{regexp.MustCompile(`^(morning|早上|上午|早晨|清晨)`),
+		regexp.MustCompile(`(?i)\b(mornings?|breakfast|sunrise|dawn|([4-9]|1[01])(:\d\d)?\s*am)\b|早上|上午|早晨|清晨|早起|早饭|早餐|晨跑|一早|凌晨`)},
+	{regexp.MustCompile(`^(afternoon|下午)`),
+		regexp.MustCompile(`(?i)\b(afternoons?|lunch|(12|[1-4])(:\d\d)?\s*pm)\b|下午|午后|午饭|午休`)},
+	{regexp.MustCompile(`^(evening|night|晚上|夜里|傍晚)`),
+		regexp.MustCompile(`(?i)\b(evenings?|nights?|tonight|dinner|after work|before bed|([5-9]|1[01])(:\d\d)?\s*pm)\b|晚上|夜里|傍晚|今晚|每晚|下班后|睡前|晚饭|半夜|深夜|熬夜`)},
+}
+
+// partOfDayTerms returns the evidence terms that name a part of the day,
+// each with whether a message gives one (partsOfDay); nil for none.
+func partOfDayTerms(evidence []string) map[string]func(string) bool {
+	var out map[string]func(string) bool
+	for _, t := range evidence {
+		for _, p := range partsOfDay {
+			if p.term.MatchString(t) {
+				if out == nil {
+					out = make(map[string]func(string) bool)
+				}
+				out[t] = p.gives.MatchString
+			}
+		}
+	}
+	return out
+}

@@ -195,6 +195,12 @@ func (or *offlineRun) observe() {
 	rel.kindTerms = or.kindTerms(r.question, o, rel.evidence, rel.places)
 	byTerm, broad := or.wordKinds(r.question, rel.evidence)
 	rel.broadKinds = broad
+	for t, named := range partOfDayTerms(rel.evidence) {
+		if byTerm == nil {
+			byTerm = make(map[string]func(string) bool)
+		}
+		byTerm[t] = named
+	}
 	for t, named := range byTerm {
 		if rel.kindTerms == nil {
 			rel.kindTerms = make(map[string]func(string) bool)

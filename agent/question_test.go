@@ -436,3 +436,35 @@ func TestHybridAnswerKind(t *testing.T) {
 		}
 	}
 }
+
+// TestPartOfDayTerms: a question's term for a part of the day is borne out
+// by a message that names it, a meal of it or a clock time in it.
+func TestPartOfDayTerms(t *testing.T) {
+	for _, tc := range []struct {
+		term      string
+		gives, no []string
+	}{
+		{stem("mornings"), []string{"I've been doing 6am gym sessions", "breakfast at the diner", "每天早上跑步"}, []string{"gym at 7pm", "晚上跑步"}},
+		{"晚上", []string{"晚上九点去夜跑", "after work I go climbing", "dinner with Sam"}, []string{"早上跑步", "6am gym"}},
+		{"下午", []string{"下午去图书馆", "a 3pm coffee"}, []string{"6am gym"}},
+	} {
+		gives := partOfDayTerms([]string{tc.term})[tc.term]
+		if gives == nil {
+			t.Errorf("%q names no part of the day, want one", tc.term)
+			continue
+		}
+		for _, c := range tc.gives {
+			if !gives(c) {
+				t.Errorf("%q: %q does not bear it out, want it to", tc.term, c)
+			}
+		}
+		for _, c := range tc.no {
+			if gives(c) {
+				t.Errorf("%q: %q bears it out, want not", tc.term, c)
+			}
+		}
+	}
+	if got := partOfDayTerms([]string{"gym", "猫"}); got != nil {
+		t.Errorf("partOfDayTerms(gym, 猫) = %d terms, want none", len(got))
+	}
+}
