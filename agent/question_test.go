@@ -375,16 +375,7 @@ func TestAnswerKind(t *testing.T) {
 			t.Errorf("answerKind(%q) = nil, want a kind", tc.question)
 			continue
 		}
-		for _, c := range tc.gives {
-			if !gives(c) {
-				t.Errorf("%q: %q gives no answer of the kind, want it to", tc.question, c)
-			}
-		}
-		for _, c := range tc.not {
-			if gives(c) {
-				t.Errorf("%q: %q gives an answer of the kind, want not", tc.question, c)
-			}
-		}
+		checkGives(t, tc.question, gives, tc.gives, tc.not)
 	}
 	for _, q := range []string{"What does Joanna cook?", "我的猫叫什么？", "Where does Tim live?", "我住哪？"} {
 		if answerKind(q) != nil {
@@ -453,18 +444,25 @@ func TestPartOfDayTerms(t *testing.T) {
 			t.Errorf("%q names no part of the day, want one", tc.term)
 			continue
 		}
-		for _, c := range tc.gives {
-			if !gives(c) {
-				t.Errorf("%q: %q does not bear it out, want it to", tc.term, c)
-			}
-		}
-		for _, c := range tc.no {
-			if gives(c) {
-				t.Errorf("%q: %q bears it out, want not", tc.term, c)
-			}
-		}
+		checkGives(t, tc.term, gives, tc.gives, tc.no)
 	}
 	if got := partOfDayTerms([]string{"gym", "猫"}); got != nil {
 		t.Errorf("partOfDayTerms(gym, 猫) = %d terms, want none", len(got))
+	}
+}
+
+// checkGives holds gives, what bears out the question or term asked, to
+// the contents that do (yes) and do not (no).
+func checkGives(t *testing.T, asked string, gives func(string) bool, yes, no []string) {
+	t.Helper()
+	for _, c := range yes {
+		if !gives(c) {
+			t.Errorf("%q: %q does not bear it out, want it to", asked, c)
+		}
+	}
+	for _, c := range no {
+		if gives(c) {
+			t.Errorf("%q: %q bears it out, want not", asked, c)
+		}
 	}
 }
