@@ -65,6 +65,7 @@ type lexiconFile struct {
 	Someone    map[string][]string          `yaml:"someone"`
 	NotSomeone []string                     `yaml:"not_someone"`
 	TopicStop  map[string][]string          `yaml:"topic_stop"`
+	NotStop    []string                     `yaml:"not_topic_stop"`
 	TopicTime  string                       `yaml:"topic_time"`
 	PlaceOpen  map[string][]string          `yaml:"place_open"`
 	Categories []struct {
@@ -176,7 +177,8 @@ type lexicon struct {
 	weOnly     []string       // the categories a we-clause may state
 	selfLead   []string       // words that open a statement about oneself without a subject
 	selfNames  []string       // how an observation may name the sender (用户, the user)
-	topicStop  *regexp.Regexp // words that keep a text before the sender from being a topic
+	topicStop  *regexp.Regexp // words that keep a text before the sender from being a topic, and the compounds of notStop
+	notStop    []string       // compounds that hold a topic_stop word and are none (小说)
 	topicTime  *regexp.Regexp // a topic that is a time or a circumstance, not an object
 	placeOpen  *regexp.Regexp // a clause of living somewhere that does not say where
 	vague      map[string]bool
@@ -371,7 +373,8 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		return nil, fmt.Errorf("ingest: fact lexicon: someone: %w", err)
 	}
 	lx.notSomeone = f.NotSomeone
-	if lx.topicStop, err = wordsRE(both(f.TopicStop)); err != nil {
+	lx.notStop = f.NotStop
+	if lx.topicStop, err = wordsRE(append(both(f.TopicStop), f.NotStop...)); err != nil {
 		return nil, fmt.Errorf("ingest: fact lexicon: topic_stop: %w", err)
 	}
 	if lx.topicTime, err = regexp.Compile(f.TopicTime); err != nil {
@@ -943,12 +946,27 @@ func (lx extraction) cutTopic(s string, starts []string) (topic, rest string, ok
 			return en, s[i+len(f):], true
 		}
 		if !topicWord.MatchString(t) || utf8.RuneCountInString(t) > 8 || !unicode.Is(unicode.Han, []rune(t)[0]) ||
-			lx.topicStop != nil && lx.topicStop.MatchString(t) || lx.others.MatchString(t) || lx.we.MatchString(t) {
+			lx.stops(t) || lx.others.MatchString(t) || lx.we.MatchString(t) {
 			return "", "", false
 		}
 		return t, s[i+len(f):], true
 	}
 	return "", "", false
+}
+
+// stops reports whether a text before the sender holds a word of
+// topic_stop (someone else, a verb of saying, giving or asking) that is
+// not inside a compound of not_topic_stop (说 of 小说).
+func (lx extraction) stops(t string) bool {
+	if lx.topicStop == nil {
+		return false
+	}
+	for _, m := range lx.topicStop.FindAllString(t, -1) {
+		if !slices.Contains(lx.notStop, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // invertedFacts matches the inverted rules against a clause in which subj
@@ -960,7 +978,7 @@ func (lx extraction) invertedFacts(s string, forms, starts []string, ante *Fact)
 			i = j
 		}
 	}
-	if i < 0 || otherSubject.MatchString(s) || lx.topicStop != nil && lx.topicStop.MatchString(s[:i]) {
+	if i < 0 || otherSubject.MatchString(s) || lx.stops(s[:i]) {
 		return nil // nobody else speaks or acts in the clause
 	}
 	for _, f := range forms {

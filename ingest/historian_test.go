@@ -53,6 +53,8 @@ func TestHistorianRewrite(t *testing.T) {
 		{"zh compounds are not pronouns", zh, "其他人都不知道", "其他人都不知道", ""},
 		{"zh place", zh, "我在这里等", "张三(qq:10001)在这里等", "这里"},
 		{"zh unknown sender", ingest.TurnEnd{}, "我喜欢乌龙茶", "我喜欢乌龙茶", "我"},
+		{"zh 本人 opening a sentence is I", zh, "本人坐标厦门，思明区", "张三(qq:10001)坐标厦门，思明区", ""},
+		{"zh 本人 after a pronoun is himself", zh, "他本人住在上海", "他本人住在上海", "他"},
 
 		{"en yesterday", en, "I went to Paris yesterday", "Alice (qq:20002) went to Paris on 2026-03-03", ""},
 		{"en capitalised time", en, "Yesterday I went to the gym", "On 2026-03-03 Alice (qq:20002) went to the gym", ""},

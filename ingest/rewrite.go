@@ -401,8 +401,17 @@ func (r *rewriter) name(zh bool) string {
 // are not pronouns (其他, 吉他, 自我, 迷你...), which the alternation tries first.
 var zhPronoun = regexp.MustCompile(`其他|其它|吉他|他人|他乡|利他|自我|忘我|迷你|我们|咱们|你们|您们|他们|她们|我|俺|你|您|他|她|咱`)
 
+// zhSelf is 本人 opening a sentence, as chat writes "I" ("本人坐标厦门");
+// after a name or a pronoun (他本人) it is "himself" and stays.
+var zhSelf = regexp.MustCompile(`(^|[，。！？；：,.!?;:\s])本人`)
+
 func (r *rewriter) pronounsZH(s string) string {
-	firstPerson := false
+	firstPerson := zhSelf.MatchString(s)
+	if firstPerson {
+		if n := r.name(true); n != "" {
+			s = zhSelf.ReplaceAllString(s, "${1}"+r.hold(n))
+		}
+	}
 	for _, m := range zhPronoun.FindAllString(s, -1) {
 		firstPerson = firstPerson || m == "我" || m == "俺"
 	}
@@ -437,7 +446,7 @@ var enRegular = strings.Fields(`like love hate want need live work prefer think 
 	enjoy watch read speak cook run write hope miss teach believe dislike get make take visit remember forget wish intend
 	drive ride wear keep collect avoid practice sing dance swim walk travel buy sell prefer agree mean seem try stay
 	lift knit bake paint draw hike bike jog surf ski skate climb garden volunteer coach tutor commute meditate train
-	stream code design grow raise foster adopt babysit serve clean brew pray attend listen journal skip spend
+	stream code design grow raise foster adopt babysit serve clean brew pray attend listen journal skip spend pick
 	manage lead head supervise oversee handle build edit translate deliver`)
 
 func thirdPerson(v string) string {
