@@ -61,6 +61,13 @@ func TestExtractFacts(t *testing.T) {
 		{"en tastes like soap", en, "Cilantro tastes like soap to Alice (qq:20002)", []ingest.Fact{f("food", "cilantro", "Cilantro", "negative", "en")}},
 		{"en year at a school", en, "Third year at Ohio State", []ingest.Fact{f("school", "school", "Ohio State", "", "en")}},
 		{"en has been doing a diet", en, "Alice (qq:20002) has been doing keto for the past year", []ingest.Fact{f("diet", "diet", "keto", "", "en")}},
+		{"zh eating brings an allergy on", zh, "张三(qq:10001)一吃芒果就过敏", []ingest.Fact{f("allergy", "芒果", "芒果", "", "zh")}},
+		{"zh an allergy takes up the food before it", zh, "张三(qq:10001)不能吃虾，会过敏", []ingest.Fact{
+			f("food", "虾", "虾", "negative", "zh"), f("allergy", "虾", "虾", "", "zh")}},
+		{"zh what one lives on", zh, "张三(qq:10001)每天靠咖啡续命", []ingest.Fact{f("drink", "咖啡", "咖啡", "positive", "zh")}},
+		{"en an allergy named by its thing", en, "Alice (qq:20002)'s shellfish allergy is pretty bad", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
+		{"en hives from eating", en, "Alice (qq:20002) breaks out in hives whenever Alice eats strawberries", []ingest.Fact{f("allergy", "strawberries", "strawberries", "", "en")}},
+		{"en never touches a drink", en, "Alice (qq:20002) never touches soda", []ingest.Fact{f("drink", "soda", "soda", "negative", "en")}},
 		{"zh third person", zh, "他住在广州", nil},
 		{"zh mood", zh, "张三(qq:10001)2026年3月4日很开心", nil},
 		{"zh feeling", zh, "张三(qq:10001)觉得有点累", nil},
