@@ -658,3 +658,35 @@ func TestWidenRanksAgain(t *testing.T) {
 		t.Errorf("m2 after the wider search: score %v, want 0.7", got)
 	}
 }
+
+// TestKeyTermsFunctionWords: indefinite pronouns and "manage to" say
+// nothing a message could bear out; as key terms no message has they
+// weighed most in support ("Did I manage to beat anyone at badminton
+// last weekend?" against "周六打球 终于赢了那个uncle一局").
+func TestKeyTermsFunctionWords(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	filler := sk.Params.Markers["filler"]
+	for _, tc := range []struct {
+		q          string
+		want, none []string
+	}{
+		{"Did I manage to beat anyone at badminton last weekend?", []string{"beat", "badminton"}, []string{"manage", "anyone"}},
+		{"Did someone give me something for my birthday?", []string{"give", "birthday"}, []string{"someone", "something"}},
+		{"Who manages my team at work?", []string{"manages", "team", "work"}, nil},
+	} {
+		got := keyTerms(tc.q, filler)
+		for _, w := range tc.want {
+			if !slices.Contains(got, stem(w)) {
+				t.Errorf("keyTerms(%q) = %q, want %q among them", tc.q, got, stem(w))
+			}
+		}
+		for _, w := range tc.none {
+			if slices.Contains(got, stem(w)) {
+				t.Errorf("keyTerms(%q) = %q: %q is no content", tc.q, got, w)
+			}
+		}
+	}
+}
