@@ -50,6 +50,7 @@ type lexiconFile struct {
 	Times      map[string][]string          `yaml:"times"`
 	Adverbs    map[string][]string          `yaml:"adverbs"`
 	Skip       map[string][]string          `yaml:"skip"`
+	NotSkip    []string                     `yaml:"not_skip"`
 	Jokes      map[string][]string          `yaml:"jokes"`
 	Correction map[string][]string          `yaml:"correction"`
 	Vague      map[string][]string          `yaml:"vague"`
@@ -179,6 +180,7 @@ type lexicon struct {
 	selfNames  []string       // how an observation may name the sender (用户, the user)
 	topicStop  *regexp.Regexp // words that keep a text before the sender from being a topic, and the compounds of notStop
 	notStop    []string       // compounds that hold a topic_stop word and are none (小说)
+	notSkip    []string       // compounds that hold a skip word and state a fact (准备考)
 	topicTime  *regexp.Regexp // a topic that is a time or a circumstance, not an object
 	placeOpen  *regexp.Regexp // a clause of living somewhere that does not say where
 	vague      map[string]bool
@@ -347,10 +349,14 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.skip, f.Skip}, {&lx.jokes, f.Jokes}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
+	}{{&lx.jokes, f.Jokes}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
+	}
+	lx.notSkip = f.NotSkip
+	if lx.skip, err = wordsRE(append(both(f.Skip), f.NotSkip...)); err != nil {
+		return nil, fmt.Errorf("ingest: fact lexicon: skip: %w", err)
 	}
 	if lx.others, err = regexp.Compile(`(?i)^\s*(?:的|['’]s\s+)?(?:` + kinAlt(both(f.Kin)) + `|` + kinAlt(both(f.Others)) + `)`); err != nil {
 		return nil, fmt.Errorf("ingest: fact lexicon: others: %w", err)
@@ -665,7 +671,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		if !explicit && len(out) == 0 && !about {
 			if _, ok := cutWord(s, lx.selfLead); ok {
 				rest, explicit = s, true // "坐标上海": a statement about oneself
-			} else if implicit && first {
+			} else if implicit && first && len(lx.invertedFacts(s, forms, starts, ante)) == 0 {
 				rest, explicit = s, true // "刚搬到深圳": no one else is named
 			}
 		}
@@ -703,7 +709,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			about = false
 			continue
 		}
-		if c.question || lx.questions != nil && lx.questions.MatchString(s) || lx.skip != nil && lx.skip.MatchString(s) {
+		if c.question || lx.questions != nil && lx.questions.MatchString(s) || lx.skips(s) {
 			about = false
 			continue
 		}
@@ -814,12 +820,11 @@ var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
 func (lx extraction) namesNoOne(text string, starts []string) bool {
 	lower := strings.ToLower(text)
 	for _, f := range starts {
-		if strings.Contains(lower, strings.ToLower(f)) {
+		if namedBesidePossessive(lower, strings.ToLower(f)) {
 			return false
 		}
 	}
-	if strings.ContainsAny(text, "?？") || lx.questions != nil && lx.questions.MatchString(text) ||
-		lx.skip != nil && lx.skip.MatchString(text) {
+	if strings.ContainsAny(text, "?？") || lx.questions != nil && lx.questions.MatchString(text) || lx.skips(text) {
 		return false
 	}
 	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
@@ -829,6 +834,30 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 	}
 	return true
 }
+
+// namedBesidePossessive reports whether lower names the sender (form f)
+// other than as a possessive inside the text: "Currently studying for
+// Ann's real estate license" has no subject, and is still the sender's.
+func namedBesidePossessive(lower, f string) bool {
+	for i := 0; ; {
+		j := strings.Index(lower[i:], f)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		after := strings.TrimPrefix(lower[at+len(f):], ")")
+		if loc := senderID.FindStringIndex(after); loc != nil {
+			after = after[loc[1]:] // "Ann (qq:1)'s": the id after the name
+		}
+		if at == 0 || !strings.HasPrefix(after, "'s ") && !strings.HasPrefix(after, "’s ") && !strings.HasPrefix(after, "的") {
+			return true
+		}
+		i = at + len(f)
+	}
+}
+
+// senderID is the id the rewrite writes after the sender's name.
+var senderID = regexp.MustCompile(`^\s*\([^()]*\)`)
 
 // enLeadAdverb are adverbs that may open a clause without a subject
 // before its verb and change what it says ("Never been a fan of jazz",
@@ -957,12 +986,20 @@ func (lx extraction) cutTopic(s string, starts []string) (topic, rest string, ok
 // stops reports whether a text before the sender holds a word of
 // topic_stop (someone else, a verb of saying, giving or asking) that is
 // not inside a compound of not_topic_stop (说 of 小说).
-func (lx extraction) stops(t string) bool {
-	if lx.topicStop == nil {
+func (lx extraction) stops(t string) bool { return holds(lx.topicStop, lx.notStop, t) }
+
+// skips reports whether s holds a word of skip (a hypothetical, a plan, a
+// feeling) that is not inside a compound of not_skip (准备 of 准备考研).
+func (lx extraction) skips(s string) bool { return holds(lx.skip, lx.notSkip, s) }
+
+// holds reports whether re, which finds both its words and the compounds
+// of not (longest first), finds one of its words in s outside them.
+func holds(re *regexp.Regexp, not []string, s string) bool {
+	if re == nil {
 		return false
 	}
-	for _, m := range lx.topicStop.FindAllString(t, -1) {
-		if !slices.Contains(lx.notStop, m) {
+	for _, m := range re.FindAllString(s, -1) {
+		if !slices.Contains(not, m) {
 			return true
 		}
 	}
