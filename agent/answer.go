@@ -61,6 +61,33 @@ var partsOfDay = []struct {
 		regexp.MustCompile(`(?i)\b(evenings?|nights?|tonight|dinner|after work|before bed|([5-9]|1[01])(:\d\d)?\s*pm)\b|晚上|夜里|傍晚|今晚|每晚|下班后|睡前|晚饭|半夜|深夜|熬夜`)},
 }
 
+// A question whether a time or date changed ("Kite 上线时间后来改了吗？",
+// "did the launch date move?") is borne out by a message that names one:
+// the new date is the answer, said without a word for date.
+var (
+	dateTerm   = regexp.MustCompile(`^(时间|日期|date|time|day)$`)
+	asksChange = regexp.MustCompile(`(?i)改|变|换|推迟|提前|延期|延后|\b(change[ds]?|move[ds]?|postponed?|pushed|reschedul\w*|delayed?)\b`)
+)
+
+// dateTerms returns the evidence terms that name a date or time in a
+// question whether it changed, each borne out by a message that gives a
+// time; nil for other questions.
+func dateTerms(question string, evidence []string) map[string]func(string) bool {
+	if !asksChange.MatchString(question) {
+		return nil
+	}
+	var out map[string]func(string) bool
+	for _, t := range evidence {
+		if dateTerm.MatchString(t) {
+			if out == nil {
+				out = make(map[string]func(string) bool)
+			}
+			out[t] = givesTime.MatchString
+		}
+	}
+	return out
+}
+
 // partOfDayTerms returns the evidence terms that name a part of the day,
 // each with whether a message gives one (partsOfDay); nil for none.
 func partOfDayTerms(evidence []string) map[string]func(string) bool {
@@ -76,4 +103,20 @@ func partOfDayTerms(evidence []string) map[string]func(string) bool {
 		}
 	}
 	return out
+}
+
+// mergeTerms is a and b in one map (a's on a term both have).
+func mergeTerms(a, b map[string]func(string) bool) map[string]func(string) bool {
+	if len(b) == 0 {
+		return a
+	}
+	if a == nil {
+		a = make(map[string]func(string) bool, len(b))
+	}
+	for t, f := range b {
+		if a[t] == nil {
+			a[t] = f
+		}
+	}
+	return a
 }

@@ -676,6 +676,7 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		{"Did I manage to beat anyone at badminton last weekend?", []string{"beat", "badminton"}, []string{"manage", "anyone"}},
 		{"Did someone give me something for my birthday?", []string{"give", "birthday"}, []string{"someone", "something"}},
 		{"Who manages my team at work?", []string{"manages", "team", "work"}, nil},
+		{"Kite 上线时间后来改了吗？", []string{"kite", "上线"}, []string{"后来"}},
 	} {
 		got := keyTerms(tc.q, filler)
 		for _, w := range tc.want {

@@ -195,7 +195,7 @@ func (or *offlineRun) observe() {
 	rel.kindTerms = or.kindTerms(r.question, o, rel.evidence, rel.places)
 	byTerm, broad := or.wordKinds(r.question, rel.evidence)
 	rel.broadKinds = broad
-	for t, named := range partOfDayTerms(rel.evidence) {
+	for t, named := range mergeTerms(partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence)) {
 		if byTerm == nil {
 			byTerm = make(map[string]func(string) bool)
 		}

@@ -451,6 +451,34 @@ func TestPartOfDayTerms(t *testing.T) {
 	}
 }
 
+// TestDateTerms: in a question whether a date or time changed, the word
+// for it is borne out by a message naming one; elsewhere (业余时间, "what
+// time do I wake up") it is an ordinary term.
+func TestDateTerms(t *testing.T) {
+	for _, tc := range []struct {
+		question, term string
+		gives, no      []string
+	}{
+		{"Kite 上线时间后来改了吗？", "时间", []string{"Kite 上线推迟到 4 月 1 号了", "launch moved to next Friday"}, []string{"Kite 上线了", "审核没过"}},
+		{"Did the launch date move?", "date", []string{"launch pushed to June 1"}, []string{"launch went fine"}},
+	} {
+		gives := dateTerms(tc.question, []string{tc.term, "kite"})[tc.term]
+		if gives == nil {
+			t.Errorf("%q: %q is no date term, want one", tc.question, tc.term)
+			continue
+		}
+		checkGives(t, tc.term, gives, tc.gives, tc.no)
+	}
+	for q, terms := range map[string][]string{
+		"我业余时间在写什么项目？":            {"业余", "时间"},
+		"What time do I wake up?": {"time", "wake"},
+	} {
+		if got := dateTerms(q, terms); got != nil {
+			t.Errorf("dateTerms(%q) = %d terms, want none: it asks of no change", q, len(got))
+		}
+	}
+}
+
 // checkGives holds gives, what bears out the question or term asked, to
 // the contents that do (yes) and do not (no).
 func checkGives(t *testing.T, asked string, gives func(string) bool, yes, no []string) {
