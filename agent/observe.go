@@ -558,6 +558,7 @@ var (
 	// 上个周末, last weekend; enLastDayRE: last Saturday.
 	lastWeekdayRE = regexp.MustCompile(`上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`)
 	lastWeekendRE = regexp.MustCompile(`(?i)上(?:个)?周末|\blast weekend\b`)
+	thisYearRE    = regexp.MustCompile(`(?i)今年(?:以来)?|\b(?:so far )?this year\b`)
 	enLastDayRE   = regexp.MustCompile(`(?i)\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 	zhDateRE      = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
 	enMonthRE     = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
@@ -568,7 +569,7 @@ var (
 // withoutDates blanks the dates and months explicitDates reads in q ("on 9
 // November, 2022", "2026年3月5日"; not "may" alone, usually the verb).
 func withoutDates(q string) string {
-	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE} {
+	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE} {
 		q = re.ReplaceAllString(q, " ")
 	}
 	return enMonthRE.ReplaceAllStringFunc(q, func(m string) string {
@@ -653,6 +654,11 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	if m := lastWeekdayRE.FindStringSubmatch(q); m != nil {
 		d := monday.AddDate(0, 0, -7+zhWeekday[m[1]])
 		return day(d.Year(), d.Month(), d.Day()), true
+	}
+	// This year (今年, so far this year): from its first day on.
+	if thisYearRE.MatchString(q) {
+		jan := time.Date(now.Year(), time.January, 1, 0, 0, 0, 0, loc)
+		return timeWindow{since: jan.Add(-12 * time.Hour), until: today.AddDate(0, 0, 1).Add(12 * time.Hour)}, true
 	}
 	if lastWeekendRE.MatchString(q) {
 		sat := monday.AddDate(0, 0, -2)
