@@ -677,6 +677,9 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		{"Did someone give me something for my birthday?", []string{"give", "birthday"}, []string{"someone", "something"}},
 		{"Who manages my team at work?", []string{"manages", "team", "work"}, nil},
 		{"Kite 上线时间后来改了吗？", []string{"kite", "上线"}, []string{"后来"}},
+		{"我现在具体负责什么方向？", []string{"负责", "方向"}, []string{"具体"}},
+		{"我家小朋友那回上台扮成了啥？", []string{"上台"}, []string{"啥", "成了啥"}},
+		{"What am I going to do about the lease?", []string{"lease"}, []string{"going"}},
 	} {
 		got := keyTerms(tc.q, filler)
 		for _, w := range tc.want {
