@@ -104,19 +104,3 @@ func partOfDayTerms(evidence []string) map[string]func(string) bool {
 	}
 	return out
 }
-
-// mergeTerms is a and b in one map (a's on a term both have).
-func mergeTerms(a, b map[string]func(string) bool) map[string]func(string) bool {
-	if len(b) == 0 {
-		return a
-	}
-	if a == nil {
-		a = make(map[string]func(string) bool, len(b))
-	}
-	for t, f := range b {
-		if a[t] == nil {
-			a[t] = f
-		}
-	}
-	return a
-}

@@ -195,11 +195,13 @@ func (or *offlineRun) observe() {
 	rel.kindTerms = or.kindTerms(r.question, o, rel.evidence, rel.places)
 	byTerm, broad := or.wordKinds(r.question, rel.evidence)
 	rel.broadKinds = broad
-	for t, named := range mergeTerms(partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence)) {
-		if byTerm == nil {
-			byTerm = make(map[string]func(string) bool)
+	for _, terms := range []map[string]func(string) bool{partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence)} {
+		for t, named := range terms {
+			if byTerm == nil {
+				byTerm = make(map[string]func(string) bool)
+			}
+			byTerm[t] = named
 		}
-		byTerm[t] = named
 	}
 	for t, named := range byTerm {
 		if rel.kindTerms == nil {
