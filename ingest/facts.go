@@ -820,7 +820,7 @@ var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
 func (lx extraction) namesNoOne(text string, starts []string) bool {
 	lower := strings.ToLower(text)
 	for _, f := range starts {
-		if namedBesidePossessive(lower, strings.ToLower(f)) {
+		if namedNotPossessive(lower, strings.ToLower(f)) {
 			return false
 		}
 	}
@@ -835,19 +835,21 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 	return true
 }
 
-// namedBesidePossessive reports whether lower names the sender (form f)
+// namedNotPossessive reports whether lower names the sender (form f)
 // other than as a possessive inside the text: "Currently studying for
 // Ann's real estate license" has no subject, and is still the sender's.
-func namedBesidePossessive(lower, f string) bool {
+func namedNotPossessive(lower, f string) bool {
 	for i := 0; ; {
 		j := strings.Index(lower[i:], f)
 		if j < 0 {
 			return false
 		}
 		at := i + j
+		// "Ann (qq:1)'s": past the id after the name, or the id's
+		// closing parenthesis when f is the id.
 		after := strings.TrimPrefix(lower[at+len(f):], ")")
 		if loc := senderID.FindStringIndex(after); loc != nil {
-			after = after[loc[1]:] // "Ann (qq:1)'s": the id after the name
+			after = after[loc[1]:]
 		}
 		if at == 0 || !strings.HasPrefix(after, "'s ") && !strings.HasPrefix(after, "’s ") && !strings.HasPrefix(after, "的") {
 			return true
