@@ -668,18 +668,22 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 				break
 			}
 		}
+		// "Pizza is Ann's comfort food": subj is not the first word.
+		var inverted []Fact
+		if !explicit && !c.question {
+			inverted = lx.invertedFacts(s, forms, starts, ante)
+		}
 		if !explicit && len(out) == 0 && !about {
 			if _, ok := cutWord(s, lx.selfLead); ok {
 				rest, explicit = s, true // "坐标上海": a statement about oneself
-			} else if implicit && first && len(lx.invertedFacts(s, forms, starts, ante)) == 0 {
+			} else if implicit && first && len(inverted) == 0 {
 				rest, explicit = s, true // "刚搬到深圳": no one else is named
 			}
 		}
 		first = false
 		topic := ""
 		if !explicit && !c.question {
-			if fs := lx.invertedFacts(s, forms, starts, ante); len(fs) > 0 {
-				// "Pizza is Ann's comfort food": subj is not the first word.
+			if fs := inverted; len(fs) > 0 {
 				a := fs[len(fs)-1]
 				ante = &a
 				out = append(out, fs...)
