@@ -53,6 +53,11 @@ func TestAfterPreamble(t *testing.T) {
 		{"我的猫叫什么，你还记得吗？", "我的猫叫什么，你还记得吗？", false},
 		{"今天好累。帮我想想晚饭吃什么。", "今天好累。帮我想想晚饭吃什么。", false}, // asks nothing
 		{"Version 3.5 shipped. Which release had the login bug?", "Which release had the login bug?", true},
+		// A sentence after the question that asks nothing is its reason.
+		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},
+		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
+		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
+		{"你还记得吗？我上次说的那家火锅店", "你还记得吗？我上次说的那家火锅店", false},   // the question asks nothing of its own
 		{"Would Caroline likely have Dr. Seuss books on her bookshelf?", "Would Caroline likely have Dr. Seuss books on her bookshelf?", false},
 		{"What areas of the U.S. has John been to?", "What areas of the U.S. has John been to?", false},
 		{"Would Tim enjoy books by C. S. Lewis or John Greene?", "Would Tim enjoy books by C. S. Lewis or John Greene?", false},
@@ -61,6 +66,26 @@ func TestAfterPreamble(t *testing.T) {
 		got, ok := afterPreamble(tc.q, filler, reference)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("afterPreamble(%q) = %q, %v; want %q, %v", tc.q, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestNamesPart(t *testing.T) {
+	diet := Lexicon{ZH: []string{"吃", "不吃", "海鲜", "菜", "饭", "麻辣", "食物"}, EN: []string{"food", "seafood", "spicy"}, Generic: []string{"吃", "食物", "food"}}
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{
+		{"吃海鲜要注意吗", true},
+		{"do i eat seafood?", true},
+		{"我有什么不吃的？", false},  // 不吃 holds the generic 吃
+		{"我吃饭最嫌弃的是啥", false}, // 饭 alone names no dish
+		{"what food do i like?", false},
+		{"do i like spicy food?", false}, // spicy describes food
+		{"我喜欢麻辣的食物吗", false},
+	} {
+		if got := namesPart(tc.q, diet); got != tc.want {
+			t.Errorf("namesPart(%q) = %v, want %v", tc.q, got, tc.want)
 		}
 	}
 }

@@ -114,7 +114,7 @@ func (r *run) observe() observation {
 			continue
 		}
 		o.topics = append(o.topics, name)
-		generic := countHits(lower, lex.Generic) > 0
+		generic := countHits(lower, lex.Generic) > 0 && !namesPart(lower, lex)
 		for _, w := range lex.Words() {
 			if !strings.Contains(lower, strings.ToLower(w)) && !slices.Contains(o.expansions, w) {
 				o.expansions = append(o.expansions, w)
@@ -227,6 +227,31 @@ var irregularPlural = map[string]bool{"people": true, "children": true, "men": t
 var notPlural = map[string]bool{"this": true, "always": true, "perhaps": true, "series": true, "news": true, "across": true,
 	"hers": true, "ours": true, "yours": true, "theirs": true, "sometimes": true, "whereas": true, "besides": true}
 
+// namesPart reports whether a question names a thing of a topic beside
+// its words for the topic as a whole ("吃海鲜要注意吗": seafood, not
+// food): a topic word that is none of the generic ones and holds none of
+// them (不吃 holds 吃), and in Chinese a word of two characters or more
+// (菜 of 点菜 and 饭 of 吃饭 name no dish). A word right before a generic
+// one describes it ("spicy food", "辣的食物") and names no part. Such a
+// question asks about that thing, and a message naming another thing of
+// the topic does not bear it out.
+func namesPart(lower string, lex Lexicon) bool {
+	generic := lowerAll(lex.Generic)
+	for _, w := range lex.Words() {
+		w = strings.ToLower(w)
+		if isCJKRun(w) && utf8.RuneCountInString(w) < 2 || slices.ContainsFunc(generic, func(g string) bool { return containsWord(w, g) }) {
+			continue
+		}
+		for _, at := range mentions(lower, w) {
+			next := strings.TrimPrefix(strings.TrimLeft(lower[at[1]:], " "), "的")
+			if !slices.ContainsFunc(generic, func(g string) bool { return strings.HasPrefix(next, g) && boundary(next, len(g), false, g) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // presentTense reports whether a question asks about the present: a word
 // of the present lexicon, or 还 ("still") that does not start 还记得.
 func presentTense(lower string, present Lexicon) bool {
@@ -276,8 +301,13 @@ func realQuestion(q string, turn Lexicon) (string, bool) {
 // preamble's words would otherwise be searched as the question's. A
 // preamble sentence that points back at the conversation ("我之前跟你说过
 // 我去日本玩的事", markers.reference) stays, and so does the sentence
-// before a question that asks nothing of its own ("你还记得吗？"). A
-// message whose last sentence asks nothing is left whole.
+// before a question that asks nothing of its own ("你还记得吗？").
+//
+// Sentences after the last question that ask nothing give its reason
+// ("when's my wedding again? my family needs to book flights") and are
+// left out too, unless they point back at the conversation or the
+// question asks nothing of its own ("你还记得吗？我上次说的那家店"). A
+// message whose sentences ask nothing is left whole.
 func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	sents := sentences(q)
 	// Trailing pleasantries ("谢谢！", "thanks!") are no sentence of it.
@@ -286,27 +316,56 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 		sents = sents[:len(sents)-1]
 	}
 	last := len(sents) - 1
-	if last < 1 || !isQuestionText(sents[last]) {
+	for last >= 0 && !isQuestionText(sents[last]) {
+		last--
+	}
+	if last < 0 {
 		return q, false
 	}
+	refers := func(s string) bool { return countHits(strings.ToLower(s), reference.Words()) > 0 }
+	var tail []string
+	if rest := sents[last+1:]; len(rest) > 0 {
+		if slices.ContainsFunc(rest, asksSomething) || len(keyTerms(strings.Join(sents[:last+1], " "), filler)) == 0 {
+			return q, false
+		}
+		for _, s := range rest {
+			if refers(s) {
+				tail = append(tail, s)
+			}
+		}
+	}
+	dropped := len(tail) < len(sents)-last-1
 	from := last
 	for from > 0 && isQuestionText(sents[from-1]) {
 		from--
 	}
-	if from > 0 && len(keyTerms(strings.Join(sents[from:], " "), filler)) == 0 {
+	if from > 0 && len(keyTerms(strings.Join(sents[from:last+1], " "), filler)) == 0 {
 		from--
 	}
-	if from == 0 {
+	if from == 0 && !dropped {
 		return q, false
 	}
 	var kept []string
 	for _, s := range sents[:from] {
-		if countHits(strings.ToLower(s), reference.Words()) > 0 {
+		if refers(s) {
 			kept = append(kept, s)
 		}
 	}
-	return strings.Join(append(kept, sents[from:]...), " "), true
+	kept = append(append(kept, sents[from:last+1]...), tail...)
+	return strings.Join(kept, " "), true
 }
+
+// asksSomething reports whether a sentence asks, by its mark or its
+// words: a question (isQuestionText), or a word asking what, who, where,
+// when, why or how ("都是为啥回去的", "老师咋说的").
+func asksSomething(s string) bool {
+	if isQuestionText(s) || strings.ContainsAny(s, "啥咋谁哪几怎") || strings.Contains(s, "什么") || strings.Contains(s, "多少") {
+		return true
+	}
+	return whWord.MatchString(strings.ToLower(s))
+}
+
+var whWord = regexp.MustCompile(`\b(what|which|who|whom|whose|when|where|why|how)\b`)
 
 // sentences splits a message after each sentence's end (。！？；…, a
 // newline, or a full stop before a space), keeping the marks.
