@@ -719,3 +719,22 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		}
 	}
 }
+
+func TestNegated(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"我不吃香菜", true},
+		{"I can't handle spicy food", true},
+		{"90 mins, zero pain", true},
+		{"no pain at all since Tuesday", true},
+		{"a week without coffee", true},
+		{"ankle's getting better, still limping", false},
+		{"I know the nominee", false}, // no is a word, not a prefix
+	} {
+		if got := negated(tc.text); got != tc.want {
+			t.Errorf("negated(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

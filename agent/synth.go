@@ -1210,7 +1210,9 @@ func (r *run) termsNoRevisions(c *candidate, revision []string, filler Lexicon) 
 	return f.termsNoRevisions
 }
 
-var negations = []string{"不", "没", "别", "无法", "不能", "not", "n't", "never", "no longer", "don't", "can't", "cannot"}
+// negations are the words that deny what a statement says ("zero pain" and
+// "no pain" deny the pain "still limping" gave).
+var negations = []string{"不", "没", "别", "无法", "不能", "not", "n't", "never", "no longer", "don't", "can't", "cannot", "no", "zero", "without"}
 
 func negated(text string) bool {
 	return countHits(strings.ToLower(text), negations) > 0
