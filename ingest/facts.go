@@ -453,6 +453,33 @@ var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:a
 // into"), dropped so that the frame matches.
 var enAuxAdverb = regexp.MustCompile(`(?i)\b(has|have|is|was|had) (?:recently|just|finally|also|really|actually|lately|currently|now|still|even|always|already) `)
 
+// asks reports whether a clause asks rather than states: it has a word
+// of the questions lexicon, other than an English relative pronoun (which,
+// who, where after a word that is no verb of asking: "loves hiking which
+// keeps Alice sane", "moved to Denver where Alice's sister lives").
+func (lx extraction) asks(s string) bool {
+	if lx.questions == nil {
+		return false
+	}
+	for _, m := range lx.questions.FindAllStringIndex(s, -1) {
+		w := strings.ToLower(s[m[0]:m[1]])
+		if w != "which" && w != "who" && w != "where" {
+			return true
+		}
+		before := strings.Fields(strings.ToLower(s[:m[0]]))
+		if len(before) == 0 || askingVerb[strings.Trim(before[len(before)-1], ",;:")] {
+			return true
+		}
+	}
+	return false
+}
+
+// askingVerb are the words after which which, who and where ask ("asked
+// where to buy", "not sure which"), and a clause states nothing.
+var askingVerb = map[string]bool{"ask": true, "asks": true, "asked": true, "asking": true, "wonder": true, "wonders": true,
+	"wondered": true, "wondering": true, "know": true, "knows": true, "sure": true, "idea": true, "decide": true,
+	"decides": true, "deciding": true, "choose": true, "chooses": true, "choosing": true, "about": true, "on": true}
+
 // notQuestion rewrites what holds a question word without asking: 不怎么
 // is 不太.
 var notQuestion = strings.NewReplacer("不怎么", "不太", "没怎么", "没太")
@@ -713,7 +740,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			about = false
 			continue
 		}
-		if c.question || lx.questions != nil && lx.questions.MatchString(s) || lx.skips(s) {
+		if c.question || lx.asks(s) || lx.skips(s) {
 			about = false
 			continue
 		}
@@ -828,7 +855,7 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 			return false
 		}
 	}
-	if strings.ContainsAny(text, "?？") || lx.questions != nil && lx.questions.MatchString(text) || lx.skips(text) {
+	if strings.ContainsAny(text, "?？") || lx.asks(text) || lx.skips(text) {
 		return false
 	}
 	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
