@@ -87,6 +87,12 @@ func TestExtractFacts(t *testing.T) {
 		{"zh a drink that keeps one going", zh, "奶茶是张三(qq:10001)的续命水", []ingest.Fact{f("drink", "奶茶", "奶茶", "positive", "zh")}},
 		{"zh gave up drinking", zh, "张三(qq:10001)戒酒了", []ingest.Fact{f("drink", "酒", "酒", "negative", "zh")}},
 		{"zh a twin brother", zh, "张三(qq:10001)有个双胞胎弟弟", []ingest.Fact{f("family", "双胞胎弟弟", "双胞胎弟弟", "", "zh")}},
+		{"zh years in a job", zh, "张三(qq:10001)当护士十年了", []ingest.Fact{f("occupation", "occupation", "护士", "", "zh")}},
+		{"en the head of a kitchen", en, "Alice is the head chef at a ramen shop", []ingest.Fact{
+			f("occupation", "occupation", "head chef", "", "en"), f("workplace", "workplace", "a ramen shop", "", "en")}},
+		{"en the best is no job", en, "Alice is the only one who cares", nil},
+		{"en freelance as", en, "Alice freelances as a translator", []ingest.Fact{f("occupation", "occupation", "translator", "", "en")}},
+		{"en stay at home without hyphens", en, "Alice is a stay at home mom", []ingest.Fact{f("occupation", "occupation", "stay at home mom", "", "en")}},
 		{"en a place said to be home", en, "Lisbon has been home for two years", []ingest.Fact{f("location", "location", "Lisbon", "", "en")}},
 		{"en tastes like soap", en, "Cilantro tastes like soap to Alice (qq:20002)", []ingest.Fact{f("food", "cilantro", "Cilantro", "negative", "en")}},
 		{"en year at a school", en, "Third year at Ohio State", []ingest.Fact{f("school", "school", "Ohio State", "", "en")}},
