@@ -51,7 +51,9 @@ func TestAfterPreamble(t *testing.T) {
 		{"今天好累。我上次说的那家火锅店。你还记得吗？", "我上次说的那家火锅店。 你还记得吗？", true},
 		{"我住哪？", "我住哪？", false},
 		{"我的猫叫什么，你还记得吗？", "我的猫叫什么，你还记得吗？", false},
-		{"今天好累。帮我想想晚饭吃什么。", "今天好累。帮我想想晚饭吃什么。", false}, // asks nothing
+		{"今天好累。帮我想想晚饭吃什么。", "帮我想想晚饭吃什么。", true},   // asks by its words
+		{"今天好累。帮我想想晚饭。", "今天好累。帮我想想晚饭。", false},   // asks nothing
+		{"今晚跟老同事聚餐 我吃的喝的要注意啥", "我吃的喝的要注意啥", true}, // a space ends a Chinese clause
 		{"Version 3.5 shipped. Which release had the login bug?", "Which release had the login bug?", true},
 		// A sentence after the question that asks nothing is its reason.
 		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},
@@ -66,6 +68,22 @@ func TestAfterPreamble(t *testing.T) {
 		got, ok := afterPreamble(tc.q, filler, reference)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("afterPreamble(%q) = %q, %v; want %q, %v", tc.q, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestSentences(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"今天好累。我的猫叫什么？谢谢！", []string{"今天好累。", "我的猫叫什么？", "谢谢！"}},
+		{"今晚跟老同事聚餐  我吃的喝的要注意啥", []string{"今晚跟老同事聚餐", "我吃的喝的要注意啥"}},
+		{"我在 Google 上班", []string{"我在 Google 上班"}}, // a space beside Latin letters ends nothing
+		{"Version 3.5 shipped. Which release?", []string{"Version 3.5 shipped.", "Which release?"}},
+	} {
+		if got := sentences(tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("sentences(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

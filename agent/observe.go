@@ -319,6 +319,11 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	for last >= 0 && !isQuestionText(sents[last]) {
 		last--
 	}
+	// Without a question mark, a last sentence that asks by its words
+	// ("我吃的喝的要注意啥") is the question.
+	if last < 0 && len(sents) > 1 && asksSomething(sents[len(sents)-1]) {
+		last = len(sents) - 1
+	}
 	if last < 0 {
 		return q, false
 	}
@@ -382,6 +387,20 @@ func sentences(s string) []string {
 	for i := 0; i < len(rs); i++ {
 		end := strings.ContainsRune("。！？!?；;…\n", rs[i]) ||
 			rs[i] == '.' && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) && fullStop(rs[:i])
+		// Chat Chinese ends a clause with a space where writing would put
+		// a comma or a full stop ("今晚跟老同事聚餐 我吃的喝的要注意啥").
+		if !end && rs[i] == ' ' && i > 0 && isCJK(rs[i-1]) {
+			j := i
+			for j < len(rs) && rs[j] == ' ' {
+				j++
+			}
+			if j < len(rs) && isCJK(rs[j]) {
+				cut(i)
+				i = j - 1
+				start = j
+			}
+			continue
+		}
 		if !end {
 			continue
 		}
