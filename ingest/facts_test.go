@@ -96,6 +96,8 @@ func TestExtractFacts(t *testing.T) {
 		{"zh graduated from", zh, "张三(qq:10001)刚从浙大毕业", []ingest.Fact{f("school", "school", "浙大", "", "zh")}},
 		{"en goes to a named college", en, "Alice goes to Boston College", []ingest.Fact{f("school", "school", "Boston College", "", "en")}},
 		{"en goes to the gym is no school", en, "Alice goes to the gym", nil},
+		{"en a twin", en, "Alice is a twin", []ingest.Fact{f("family", "twin", "twin", "", "en")}},
+		{"en expecting a baby", en, "Alice is expecting a baby girl", []ingest.Fact{f("family", "baby", "baby", "", "en")}},
 		{"en a place said to be home", en, "Lisbon has been home for two years", []ingest.Fact{f("location", "location", "Lisbon", "", "en")}},
 		{"en tastes like soap", en, "Cilantro tastes like soap to Alice (qq:20002)", []ingest.Fact{f("food", "cilantro", "Cilantro", "negative", "en")}},
 		{"en year at a school", en, "Third year at Ohio State", []ingest.Fact{f("school", "school", "Ohio State", "", "en")}},
