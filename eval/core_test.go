@@ -82,10 +82,11 @@ var coreFloors = []string{
 	"chats5/hybrid:recall@10>=0.55", "chats5/agent:cited_recall>=0.2", "chats5/agent:absent_correct>=0.6",
 	"chats5/agent:forbidden_rate<=0.2",
 	// chats6 (Chinese-first bot chats, written blind at the fourteenth
-	// session's end) reaches cited .40 here with hashing, .37 with the
+	// session's end; its tune half tuned on in the fifteenth) reaches
+	// cited .46 and absent .83 here with hashing, .43 and .83 with the
 	// default embedder; its paraphrases (8 questions sharing no word with
 	// the answer) none.
-	"chats6/hybrid:recall@10>=0.45", "chats6/agent:cited_recall>=0.3", "chats6/agent:absent_correct>=0.4",
+	"chats6/hybrid:recall@10>=0.45", "chats6/agent:cited_recall>=0.38", "chats6/agent:absent_correct>=0.75",
 	"chats6/agent:forbidden_rate<=0.15",
 	"leaks<=0",
 }
