@@ -60,6 +60,7 @@ func TestAfterPreamble(t *testing.T) {
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
 		{"你还记得吗？我上次说的那家火锅店", "你还记得吗？我上次说的那家火锅店", false},   // the question asks nothing of its own
+		{"我住哪？我几乎每天都加班", "我住哪？", true},                    // 几乎 asks nothing
 		{"Would Caroline likely have Dr. Seuss books on her bookshelf?", "Would Caroline likely have Dr. Seuss books on her bookshelf?", false},
 		{"What areas of the U.S. has John been to?", "What areas of the U.S. has John been to?", false},
 		{"Would Tim enjoy books by C. S. Lewis or John Greene?", "Would Tim enjoy books by C. S. Lewis or John Greene?", false},

@@ -364,13 +364,11 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 // words: a question (isQuestionText), or a word asking what, who, where,
 // when, why or how ("都是为啥回去的", "老师咋说的").
 func asksSomething(s string) bool {
-	if isQuestionText(s) || strings.ContainsAny(s, "啥咋谁哪几怎") || strings.Contains(s, "什么") || strings.Contains(s, "多少") {
-		return true
-	}
-	return whWord.MatchString(strings.ToLower(s))
+	return isQuestionText(s) || whWord.MatchString(strings.ToLower(s))
 }
 
-var whWord = regexp.MustCompile(`\b(what|which|who|whom|whose|when|where|why|how)\b`)
+// whWord matches a word that asks (not 几乎 or 哪怕).
+var whWord = regexp.MustCompile(`\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|啥|咋|谁|怎|多少|为何|哪(?:$|[^怕])|几[个次点号岁天年月趟回种位遍部本件样]`)
 
 // sentences splits a message after each sentence's end (。！？；…, a
 // newline, or a full stop before a space), keeping the marks.
