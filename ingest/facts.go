@@ -495,6 +495,13 @@ type clause struct {
 }
 
 func splitClauses(text string) []clause {
+	text = hanBreak.ReplaceAllStringFunc(text, func(m string) string {
+		// Chat Chinese ends a clause with a space where writing puts a
+		// comma ("刚从成都搬来深圳 在南山一家游戏公司做测试").
+		first, _ := utf8.DecodeRuneInString(m)
+		last, _ := utf8.DecodeLastRuneInString(m)
+		return string(first) + "，" + string(last)
+	})
 	var out []clause
 	last, and := 0, false
 	for _, m := range clauseEnd.FindAllStringIndex(text, -1) {
@@ -508,6 +515,9 @@ func splitClauses(text string) []clause {
 	}
 	return append(out, clause{text: text[last:], and: and})
 }
+
+// hanBreak is a run of spaces between two Han characters.
+var hanBreak = regexp.MustCompile(`\p{Han}\s+\p{Han}`)
 
 var spaces = regexp.MustCompile(`\s+`)
 
@@ -839,6 +849,11 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	return out
 }
 
+// objectLead is what comes before the sender named as an object: 给张三,
+// 跟张三, "for Ann", "to Ann".
+// (The sender's id comes after the name: 给张三(qq:1).)
+var objectLead = regexp.MustCompile(`(?:给|跟|对|让|帮|替|和|陪|催|问|(?i:\b(?:for|to|with|w|at|about|from)\s+))(?:[^\s()]{1,24}\s?\()?$`)
+
 // jobLead is what makes a word for someone a job ("当老师", "as a
 // teacher"), not a person named.
 var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
@@ -855,7 +870,13 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 			return false
 		}
 	}
-	if strings.ContainsAny(text, "?？") || lx.asks(text) || lx.skips(text) {
+	if strings.ContainsAny(text, "?？") || lx.asks(text) {
+		return false
+	}
+	// What the later clauses suppose or say of others leaves the first
+	// one the sender's ("离了两年了 闺女判给我了").
+	text = splitClauses(text)[0].text
+	if lx.skips(text) {
 		return false
 	}
 	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
@@ -867,8 +888,9 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 }
 
 // namedNotPossessive reports whether lower names the sender (form f)
-// other than as a possessive inside the text: "Currently studying for
-// Ann's real estate license" has no subject, and is still the sender's.
+// other than as a possessive or an object inside the text: "Currently
+// studying for Ann's real estate license" and "吃素快五年了 别再给张三推荐
+// 红烧肉了" have no subject, and are still the sender's.
 func namedNotPossessive(lower, f string) bool {
 	for i := 0; ; {
 		j := strings.Index(lower[i:], f)
@@ -882,7 +904,8 @@ func namedNotPossessive(lower, f string) bool {
 		if loc := senderID.FindStringIndex(after); loc != nil {
 			after = after[loc[1]:]
 		}
-		if at == 0 || !strings.HasPrefix(after, "'s ") && !strings.HasPrefix(after, "’s ") && !strings.HasPrefix(after, "的") {
+		if at == 0 || !strings.HasPrefix(after, "'s ") && !strings.HasPrefix(after, "’s ") && !strings.HasPrefix(after, "的") &&
+			!objectLead.MatchString(lower[:at]) {
 			return true
 		}
 		i = at + len(f)

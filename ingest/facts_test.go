@@ -102,6 +102,15 @@ func TestExtractFacts(t *testing.T) {
 		{"zh learns from an online course", zh, "张三(qq:10001)在上网课学剪辑", []ingest.Fact{f("learning", "剪辑", "剪辑", "", "zh")}},
 		{"zh goes to a class", zh, "张三(qq:10001)周末去上围棋课", []ingest.Fact{f("learning", "围棋", "围棋", "", "zh")}},
 		{"zh a class over is no subject", zh, "张三(qq:10001)上完课了", nil},
+		{"zh a space ends a clause", zh, "刚从成都搬来深圳 在南山一家游戏公司做测试", []ingest.Fact{
+			f("location", "location", "深圳", "", "zh"), f("workplace", "workplace", "南山一家游戏公司", "", "zh"), f("occupation", "occupation", "测试", "", "zh")}},
+		{"zh the sender named as an object", zh, "吃素快五年了 别再给张三(qq:10001)推荐红烧肉了", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}},
+		{"zh others in a later clause", zh, "离了两年了 闺女判给张三(qq:10001)了", []ingest.Fact{
+			f("marital", "marital", "离异", "", "zh"), f("family", "闺女", "闺女", "", "zh")}},
+		{"zh a gig by platform", zh, "在美团跑外卖 一天五六十单", []ingest.Fact{f("workplace", "workplace", "美团", "", "zh")}},
+		{"en no drink for me", en, "no alcohol for Alice (qq:20002), 6 yrs sober", []ingest.Fact{f("drink", "alcohol", "alcohol", "negative", "en")}},
+		{"en from a town in a state", en, "from a tiny farm town in Iowa originally", []ingest.Fact{f("hometown", "hometown", "Iowa", "", "en")}},
+		{"en the year at a school", en, "2nd yr at UCLA, bio major", []ingest.Fact{f("school", "school", "UCLA", "", "en")}},
 		{"en a place said to be home", en, "Lisbon has been home for two years", []ingest.Fact{f("location", "location", "Lisbon", "", "en")}},
 		{"en tastes like soap", en, "Cilantro tastes like soap to Alice (qq:20002)", []ingest.Fact{f("food", "cilantro", "Cilantro", "negative", "en")}},
 		{"en year at a school", en, "Third year at Ohio State", []ingest.Fact{f("school", "school", "Ohio State", "", "en")}},
