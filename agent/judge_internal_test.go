@@ -640,6 +640,31 @@ func TestRebuts(t *testing.T) {
 	}
 }
 
+// TestDenies: a user's turn that denies, anywhere, a value the turn
+// before it gave.
+func TestDenies(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{skill: sk}
+	for _, tc := range []struct {
+		role, text, said string
+		want             bool
+	}{
+		{"user", "是 10月3号 lol not 13 国庆那天", "10月13号的婚礼准备得怎么样了", true},
+		{"user", "周五见，不是周四", "那我们周四见？", true},
+		{"user", "it's Tuesday, not Thursday", "see you Thursday then", true},
+		{"user", "not bad, thanks", "how was the trip?", false}, // bad is nothing it said
+		{"user", "我不是很想去", "周末去爬山吗", false},
+		{"assistant", "not 13", "13号", false},
+	} {
+		if got := r.denies(queryapi.Evidence{Role: tc.role, Content: tc.text}, tc.said); got != tc.want {
+			t.Errorf("denies(%s %q after %q) = %v, want %v", tc.role, tc.text, tc.said, got, tc.want)
+		}
+	}
+}
+
 func TestClauses(t *testing.T) {
 	for _, tc := range []struct {
 		text string

@@ -814,6 +814,31 @@ func (r *run) rebuts(e queryapi.Evidence) bool {
 	return false
 }
 
+// denies reports whether the user's turn e denies a value the turn
+// before it (said) gave, anywhere in it: "是 10月3号 lol not 13" after
+// "10月13号的婚礼准备得怎么样了", "周五，不是周四" after "周四见". The
+// denied value is the word or number right after a rebuttal word (not,
+// 不是, which 并不是 and 才不是 hold), and said must hold it.
+func (r *run) denies(e queryapi.Evidence, said string) bool {
+	if e.Role != "user" {
+		return false
+	}
+	lower, saidLower := strings.ToLower(e.Content), strings.ToLower(said)
+	for _, w := range []string{"not", "不是"} {
+		for _, at := range mentions(lower, w) {
+			v := deniedValue.FindString(lower[at[1]:])
+			if v = strings.TrimSpace(v); v != "" && strings.Contains(saidLower, v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deniedValue is the value after a rebuttal word: a number, a word, or up
+// to four Chinese characters.
+var deniedValue = regexp.MustCompile(`^\s*(?:\d+|[a-z][a-z'-]{2,}|\p{Han}{2,4})`)
+
 // isQuestionText reports whether a turn asks something: a question mark
 // anywhere ("Wow! Which team? So happy for you"), or a Chinese question
 // particle at its end. It is wider than contextFlags.question, which

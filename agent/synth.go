@@ -673,7 +673,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			corrected[c.asked.MessageID] = c.ev.MessageID
 		}
 		if c.ev.Role == "assistant" {
-			if next, ok := nextTurn(c); ok && r.rebuts(next) {
+			if next, ok := nextTurn(c); ok && (r.rebuts(next) || r.denies(next, c.ev.Content)) {
 				corrected[c.ev.MessageID] = next.MessageID
 			}
 		}
