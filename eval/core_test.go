@@ -20,12 +20,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json and chats6.json: Chinese-first bot
-// chats, written blind)
+// blind to the code; chats5.json, chats6.json and chats7.json:
+// Chinese-first bot chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -88,6 +88,12 @@ var coreFloors = []string{
 	// the answer) none.
 	"chats6/hybrid:recall@10>=0.45", "chats6/agent:cited_recall>=0.38", "chats6/agent:absent_correct>=0.75",
 	"chats6/agent:forbidden_rate<=0.15",
+	// chats7 (Chinese-first bot chats with a group, written blind at the
+	// fifteenth session's end, by a helper who read neither code nor
+	// README) reaches cited .31 here with hashing, .29 with the default
+	// embedder (.24 with the rules the session started from).
+	"chats7/hybrid:recall@10>=0.7", "chats7/agent:cited_recall>=0.25", "chats7/agent:absent_correct>=0.6",
+	"chats7/agent:forbidden_rate<=0.3",
 	"leaks<=0",
 }
 
