@@ -427,12 +427,14 @@ func TestTranslations(t *testing.T) {
 // TestAboutOthers: a message speaks of someone else when a third-party
 // marker stands on its own, not when it joins the speaker.
 func TestAboutOthers(t *testing.T) {
-	markers := []string{"我妈", "我朋友", "my mom", "my dad", "my friend", "she said"}
+	markers := []string{"我妈", "我朋友", "my mom", "my dad", "my friend", "she said", "说她", "说他"}
 	for _, tc := range []struct {
 		text string
 		want bool
 	}{
 		{"我妈对花粉过敏", true},
+		{"室友说她对芒果过敏 我俩点外卖要避开芒果", true}, // reported of her
+		{"医生说我尿酸高 痛风犯了", false},          // reported of me
 		{"my friend is allergic to peanuts", true},
 		{"my mom and i made some dinner together last night!", false},
 		{"i used to go horseback riding with my dad when i was a kid", false},
