@@ -434,7 +434,7 @@ func TestAboutOthers(t *testing.T) {
 	}{
 		{"我妈对花粉过敏", true},
 		{"室友说她对芒果过敏 我俩点外卖要避开芒果", true}, // reported of her
-		{"医生说我尿酸高 痛风犯了", false},          // reported of me
+		{"医生说我尿酸高 痛风犯了", false},        // reported of me
 		{"my friend is allergic to peanuts", true},
 		{"my mom and i made some dinner together last night!", false},
 		{"i used to go horseback riding with my dad when i was a kid", false},
