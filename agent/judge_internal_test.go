@@ -89,6 +89,24 @@ func TestSentences(t *testing.T) {
 	}
 }
 
+func TestNamesOneOf(t *testing.T) {
+	sibling := Lexicon{EN: []string{"sister", "brother"}, ZH: []string{"妹妹", "姐姐"}}
+	for _, tc := range []struct {
+		content string
+		want    bool
+	}{
+		{"my sister Aoife is up from Cork this weekend", true},
+		{"姐姐圆圆下个月结婚", true},
+		{"our new puppy is called Biscuit", true},
+		{"my sister is up from Cork this weekend", false},
+		{"my sister and I went to Cork", false},
+	} {
+		if got := namesOneOf(sibling)(tc.content); got != tc.want {
+			t.Errorf("namesOneOf(%q) = %v, want %v", tc.content, got, tc.want)
+		}
+	}
+}
+
 func TestNamesPart(t *testing.T) {
 	diet := Lexicon{ZH: []string{"吃", "不吃", "海鲜", "菜", "饭", "麻辣", "食物"}, EN: []string{"food", "seafood", "spicy"}, Generic: []string{"吃", "食物", "food"}}
 	for _, tc := range []struct {
@@ -266,6 +284,7 @@ func TestRelationOf(t *testing.T) {
 		{"我弟弟在哪里上班？", "sibling", "sibling"},
 		{"我的妈妈喜欢什么花？", "parent", "parent"},
 		{"What does my brother do?", "sibling", "sibling"},
+		{"What's my brother's name?", "sibling", "sibling"}, // before a possessive
 		{"What did Caroline used to do with her dad?", "", "parent"},
 		{"Where does Melanie's mom live?", "", "parent"},
 		{"她的妈妈做什么工作？", "", "parent"},

@@ -788,7 +788,9 @@ func relationOf(lower string, relations map[string]Lexicon, ownerOnly bool) stri
 				}
 			}
 			for _, p := range en {
-				if containsWord(lower, p+w) || strings.HasPrefix(p, "'") && strings.Contains(lower, p+w) {
+				// "my sister's name": the relation before a possessive.
+				if containsWord(lower, p+w) || strings.Contains(lower, p+w+"'s") || strings.Contains(lower, p+w+"’s") ||
+					strings.HasPrefix(p, "'") && strings.Contains(lower, p+w) {
 					return name
 				}
 			}

@@ -635,6 +635,11 @@ func (r *run) aboutRelation(rel relevance, relation string, c *candidate) bool {
 	bare := rel
 	bare.evidence = slices.DeleteFunc(slices.Clone(rel.evidence), people)
 	if len(bare.evidence) == 0 {
+		// Nothing but the relation and its name asked ("What's my
+		// sister's name?"): a message that names one of them bears it out.
+		if asksName.MatchString(strings.ToLower(r.question)) && namesOneOf(r.skill.Params.Relations[relation])(c.ev.Content) {
+			return true
+		}
 		// Nothing but the relation and the kind of thing asked
 		// ("我弟弟在哪里上班？"): a message of that kind (上班) bears it out.
 		kind := slices.DeleteFunc(slices.Clone(rel.kind), people)
@@ -1549,6 +1554,54 @@ func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
 	}
 	return false
 }
+
+// nameTerms returns, for a question that asks the name of one of the
+// user's people ("What's my sister's name?", "我闺女叫啥"), the evidence
+// terms that ask for it (name, called, 名字, 叫), each borne out by a
+// message that names someone of the group: "my sister Aoife is up from
+// Cork", "女儿朵朵", "she's called Mia". Nil for other questions.
+func nameTerms(question string, evidence []string, group Lexicon) map[string]func(string) bool {
+	if !asksName.MatchString(strings.ToLower(question)) || len(group.Words()) == 0 {
+		return nil
+	}
+	gives := namesOneOf(group)
+	var out map[string]func(string) bool
+	for _, t := range evidence {
+		if nameTerm.MatchString(t) {
+			if out == nil {
+				out = make(map[string]func(string) bool)
+			}
+			out[t] = gives
+		}
+	}
+	return out
+}
+
+// namesOneOf returns whether a message names someone of group: a name
+// right after one of its words ("my sister Aoife", "女儿朵朵"), or after
+// named, called, 名字叫.
+func namesOneOf(group Lexicon) func(content string) bool {
+	var after []string
+	for _, w := range group.Words() {
+		if !hasHan(w) {
+			after = append(after, regexp.QuoteMeta(strings.ToLower(w)))
+		}
+	}
+	var named *regexp.Regexp
+	if len(after) > 0 {
+		named = regexp.MustCompile(`(?i)\b(?:` + strings.Join(after, "|") + `)s?,?\s+(?-i:[A-Z][a-z]+)`)
+	}
+	words := group.Words()
+	return func(content string) bool {
+		return givesName.MatchString(content) || named != nil && named.MatchString(content) || len(namesAfter(content, words)) > 0
+	}
+}
+
+var (
+	asksName  = regexp.MustCompile(`\bname\b|\bnames\b|\bcalled\b|名字|叫什么|叫啥|怎么称呼`)
+	nameTerm  = regexp.MustCompile(`^(?:name|names|called|名字|名|字|叫|称呼)$`)
+	givesName = regexp.MustCompile(`(?i)\b(?:named|called)\s+(?-i:[A-Z][a-z]+)|名字叫|取名|起名`)
+)
 
 // relationWords returns the words that name the people of the relation
 // the question asks about (o.relation): the relation's words, and the
