@@ -17,6 +17,9 @@ import (
 // (a full disk, a closed store); a client's mistake, a missing row, a
 // conflict, a cancelled call and one row's bad data never do.
 func TestFaultClassification(t *testing.T) {
+	if storagetest.Isolated(t) {
+		return // it fills the disk: run in a child process
+	}
 	dir := t.TempDir()
 	s := storagetest.Open(t, storage.Config{Dir: dir, NoIndexer: true})
 	ctx := t.Context()

@@ -21,6 +21,9 @@ import (
 // probes (half-open): failing, the circuit opens again; succeeding once the
 // disk has room, it closes. Client mistakes never trip it.
 func TestStoreCircuitBreaker(t *testing.T) {
+	if storagetest.Isolated(t) {
+		return // it fills the disk: run in a child process
+	}
 	ts := startServer(t, map[string]string{
 		"RECALLD_BREAKER_FAILURES":     "3",
 		"RECALLD_BREAKER_OPEN_TIMEOUT": "300ms",
@@ -111,6 +114,9 @@ func TestStoreCircuitBreaker(t *testing.T) {
 // store's circuit closed, and every request of the other users succeeds;
 // a real fault (a full disk) still opens it.
 func TestBreakerIgnoresOneUsersFailures(t *testing.T) {
+	if storagetest.Isolated(t) {
+		return // it fills the disk: run in a child process
+	}
 	ts := startServer(t, map[string]string{
 		"RECALLD_BREAKER_FAILURES":     "3",
 		"RECALLD_BREAKER_OPEN_TIMEOUT": "1h",
