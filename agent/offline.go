@@ -195,8 +195,11 @@ func (or *offlineRun) observe() {
 	rel.kindTerms = or.kindTerms(r.question, o, rel.evidence, rel.places)
 	byTerm, broad := or.wordKinds(r.question, rel.evidence)
 	rel.broadKinds = broad
+	if o.people != "" && asksName.MatchString(strings.ToLower(r.question)) {
+		rel.namesPeople = namesOneOf(p.Relations[o.people])
+	}
 	for _, terms := range []map[string]func(string) bool{partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence),
-		nameTerms(r.question, rel.evidence, p.Relations[o.people])} {
+		nameTerms(rel.evidence, rel.namesPeople)} {
 		for t, named := range terms {
 			if byTerm == nil {
 				byTerm = make(map[string]func(string) bool)

@@ -150,6 +150,10 @@ type relevance struct {
 	terms      []string
 	expansions []string
 	broad      []string // expansions that may stand for the question's topic (observation.broad)
+	// namesPeople, for a question that asks the name of one of the
+	// user's people (asksName), reports whether a message names someone
+	// of that group (namesOneOf); nil for other questions.
+	namesPeople func(content string) bool
 	// kind are the words of the question's intent and topics; they judge a
 	// question that has no content terms left ("我有什么忌口？") unless a
 	// time window already narrows it (windowed).
@@ -637,7 +641,7 @@ func (r *run) aboutRelation(rel relevance, relation string, c *candidate) bool {
 	if len(bare.evidence) == 0 {
 		// Nothing but the relation and its name asked ("What's my
 		// sister's name?"): a message that names one of them bears it out.
-		if asksName.MatchString(strings.ToLower(r.question)) && namesOneOf(r.skill.Params.Relations[relation])(c.ev.Content) {
+		if bare.namesPeople != nil && bare.namesPeople(c.ev.Content) {
 			return true
 		}
 		// Nothing but the relation and the kind of thing asked
@@ -1558,13 +1562,13 @@ func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
 // nameTerms returns, for a question that asks the name of one of the
 // user's people ("What's my sister's name?", "我闺女叫啥"), the evidence
 // terms that ask for it (name, called, 名字, 叫), each borne out by a
-// message that names someone of the group: "my sister Aoife is up from
-// Cork", "女儿朵朵", "she's called Mia". Nil for other questions.
-func nameTerms(question string, evidence []string, group Lexicon) map[string]func(string) bool {
-	if !asksName.MatchString(strings.ToLower(question)) || len(group.Words()) == 0 {
+// message that names someone of the group (gives: namesOneOf, nil for
+// other questions): "my sister Aoife is up from Cork", "女儿朵朵", "she's
+// called Mia".
+func nameTerms(evidence []string, gives func(string) bool) map[string]func(string) bool {
+	if gives == nil {
 		return nil
 	}
-	gives := namesOneOf(group)
 	var out map[string]func(string) bool
 	for _, t := range evidence {
 		if nameTerm.MatchString(t) {
