@@ -76,13 +76,19 @@ func dateTerms(question string, evidence []string) map[string]func(string) bool 
 	if !asksChange.MatchString(question) {
 		return nil
 	}
+	return termsBy(evidence, dateTerm, givesTime.MatchString)
+}
+
+// termsBy returns the evidence terms that match term, each borne out by a
+// message for which gives holds; nil for none.
+func termsBy(evidence []string, term *regexp.Regexp, gives func(string) bool) map[string]func(string) bool {
 	var out map[string]func(string) bool
 	for _, t := range evidence {
-		if dateTerm.MatchString(t) {
+		if term.MatchString(t) {
 			if out == nil {
 				out = make(map[string]func(string) bool)
 			}
-			out[t] = givesTime.MatchString
+			out[t] = gives
 		}
 	}
 	return out

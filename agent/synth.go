@@ -1569,16 +1569,7 @@ func nameTerms(evidence []string, gives func(string) bool) map[string]func(strin
 	if gives == nil {
 		return nil
 	}
-	var out map[string]func(string) bool
-	for _, t := range evidence {
-		if nameTerm.MatchString(t) {
-			if out == nil {
-				out = make(map[string]func(string) bool)
-			}
-			out[t] = gives
-		}
-	}
-	return out
+	return termsBy(evidence, nameTerm, gives)
 }
 
 // namesOneOf returns whether a message names someone of group: a name
