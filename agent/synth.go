@@ -1572,30 +1572,25 @@ func nameTerms(evidence []string, gives func(string) bool) map[string]func(strin
 	return termsBy(evidence, nameTerm, gives)
 }
 
-// namesOneOf returns whether a message names someone of group: a name
-// right after one of its words ("my sister Aoife", "女儿朵朵"), or after
-// named, called, 名字叫.
+// namesOneOf returns whether a message names someone of group: a name it
+// gives (givenNames: "my sister Aoife", "她叫Mia") beside a word of the
+// group, or a name right after one (namesAfter: 女儿朵朵).
 func namesOneOf(group Lexicon) func(content string) bool {
-	var after []string
-	for _, w := range group.Words() {
-		if !hasHan(w) {
-			after = append(after, regexp.QuoteMeta(strings.ToLower(w)))
-		}
-	}
-	var named *regexp.Regexp
-	if len(after) > 0 {
-		named = regexp.MustCompile(`(?i)\b(?:` + strings.Join(after, "|") + `)s?,?\s+(?-i:[A-Z][a-z]+)`)
-	}
 	words := group.Words()
+	lower := lowerAll(words)
 	return func(content string) bool {
-		return givesName.MatchString(content) || named != nil && named.MatchString(content) || len(namesAfter(content, words)) > 0
+		return len(namesAfter(content, words)) > 0 ||
+			len(givenNames(content)) > 0 && countHits(possessiveless.Replace(strings.ToLower(content)), lower) > 0
 	}
 }
 
+// possessiveless drops the 's that keeps a word from standing alone
+// ("my sister's called Mia").
+var possessiveless = strings.NewReplacer("'s ", " ", "’s ", " ")
+
 var (
-	asksName  = regexp.MustCompile(`\bname\b|\bnames\b|\bcalled\b|名字|叫什么|叫啥|怎么称呼`)
-	nameTerm  = regexp.MustCompile(`^(?:name|names|called|名字|名|字|叫|称呼)$`)
-	givesName = regexp.MustCompile(`(?i)\b(?:named|called)\s+(?-i:[A-Z][a-z]+)|名字叫|取名|起名`)
+	asksName = regexp.MustCompile(`\bname\b|\bnames\b|\bcalled\b|名字|叫什么|叫啥|怎么称呼`)
+	nameTerm = regexp.MustCompile(`^(?:name|names|called|名字|名|字|叫|称呼)$`)
 )
 
 // relationWords returns the words that name the people of the relation
