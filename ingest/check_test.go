@@ -53,3 +53,16 @@ func TestDriftAndOutcome(t *testing.T) {
 		}
 	}
 }
+
+func TestBreakHan(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"刚从成都搬来深圳 在南山做测试", "刚从成都搬来深圳，在南山做测试"},
+		{"小王 上海人  在陆家嘴 嗯 做行研", "小王，上海人，在陆家嘴，嗯，做行研"}, // one character between spaces
+		{"在 Google 上海办公室上班", "在 Google 上海办公室上班"},    // a space beside Latin letters stays
+		{"累成狗 😮‍💨", "累成狗 😮‍💨"},
+	} {
+		if got := breakHan(tc.in); got != tc.want {
+			t.Errorf("breakHan(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -495,13 +495,7 @@ type clause struct {
 }
 
 func splitClauses(text string) []clause {
-	text = hanBreak.ReplaceAllStringFunc(text, func(m string) string {
-		// Chat Chinese ends a clause with a space where writing puts a
-		// comma ("刚从成都搬来深圳 在南山一家游戏公司做测试").
-		first, _ := utf8.DecodeRuneInString(m)
-		last, _ := utf8.DecodeLastRuneInString(m)
-		return string(first) + "，" + string(last)
-	})
+	text = breakHan(text)
 	var out []clause
 	last, and := 0, false
 	for _, m := range clauseEnd.FindAllStringIndex(text, -1) {
@@ -516,8 +510,31 @@ func splitClauses(text string) []clause {
 	return append(out, clause{text: text[last:], and: and})
 }
 
-// hanBreak is a run of spaces between two Han characters.
-var hanBreak = regexp.MustCompile(`\p{Han}\s+\p{Han}`)
+// breakHan puts a comma for each run of spaces between two Han
+// characters: chat Chinese ends a clause with a space where writing puts
+// one ("刚从成都搬来深圳 在南山一家游戏公司做测试"; "小王 上海人 在…", a
+// clause of one character between two spaces too).
+func breakHan(text string) string {
+	rs := []rune(text)
+	var b strings.Builder
+	for i := 0; i < len(rs); i++ {
+		if !unicode.IsSpace(rs[i]) || i == 0 || !unicode.Is(unicode.Han, rs[i-1]) {
+			b.WriteRune(rs[i])
+			continue
+		}
+		j := i
+		for j < len(rs) && unicode.IsSpace(rs[j]) {
+			j++
+		}
+		if j < len(rs) && unicode.Is(unicode.Han, rs[j]) {
+			b.WriteRune('，')
+		} else {
+			b.WriteString(string(rs[i:j]))
+		}
+		i = j - 1
+	}
+	return b.String()
+}
 
 var spaces = regexp.MustCompile(`\s+`)
 
