@@ -90,8 +90,8 @@ var coreFloors = []string{
 	"chats6/agent:forbidden_rate<=0.15",
 	// chats7 (Chinese-first bot chats with a group, written blind at the
 	// fifteenth session's end, by a helper who read neither code nor
-	// README) reaches cited .31 here with hashing, .29 with the default
-	// embedder (.24 with the rules the session started from).
+	// README) reaches cited .31 here with hashing, .37 with the default
+	// embedder (.28 with the rules the session started from).
 	"chats7/hybrid:recall@10>=0.7", "chats7/agent:cited_recall>=0.25", "chats7/agent:absent_correct>=0.6",
 	"chats7/agent:forbidden_rate<=0.3",
 	"leaks<=0",

@@ -26,6 +26,9 @@ type Report struct {
 	Embedder string         `json:"embedder"`
 	// Kernel is the sentence models' matrix kernel (Config.Kernel).
 	Kernel string `json:"kernel,omitempty"`
+	// Degraded lists what the run went without that a default run has
+	// (Config.Degraded): its figures do not compare with such a run's.
+	Degraded []string `json:"degraded,omitempty"`
 }
 
 // SuiteReport is one suite's results.
@@ -234,6 +237,9 @@ func (r *Report) Write(dir string) error {
 func (r *Report) Markdown() []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# recalld eval\n\n")
+	if len(r.Degraded) > 0 {
+		fmt.Fprintf(&b, "**Degraded run**, not comparable with a run that has what it went without: %s.\n\n", strings.Join(r.Degraded, "; "))
+	}
 	kernel := ""
 	if r.Kernel != "" {
 		kernel = fmt.Sprintf(" (kernel %s)", r.Kernel)

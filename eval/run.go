@@ -42,6 +42,12 @@ type Config struct {
 	// bits and that moves a few LoCoMo questions (README, eleventh
 	// session). "" leaves it out.
 	Kernel string
+	// Degraded lists what the run goes without that a default run has: a
+	// sentence model or the dictionary that could not be loaded (run from
+	// outside the repository, say, where the relative model directories do
+	// not resolve). The report and its summary say so, since such a run's
+	// figures differ from a full run's on the same code.
+	Degraded []string
 	// Depth is how many messages a runner ranks per question (default 25,
 	// at least 25 so that recall@25 means what it says).
 	Depth int
@@ -103,6 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	rep := newReport(runners, cfg.Depth, emb.Name())
 	rep.Kernel = cfg.Kernel
+	rep.Degraded = slices.Clone(cfg.Degraded)
 	for _, s := range suites {
 		sr, err := runSuite(ctx, cfg, emb, s, runners, log)
 		if err != nil {

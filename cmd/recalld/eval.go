@@ -50,10 +50,14 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 		ec.DataDir = cfg.DataDir
 	}
 	if cfg.Embedder.Kind != "hash" || cfg.Embedder.Dim != 0 {
-		if ec.Embedder, _, err = cmdconfig.NewEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
+		var fallback string
+		if ec.Embedder, fallback, err = cmdconfig.NewEmbedder(ctx, cfg.Embedder, ec.Logger); err != nil {
 			return err
 		}
 		ec.Kernel = uselite.Kernel()
+		if fallback != "" {
+			ec.Degraded = append(ec.Degraded, "embedder: "+fallback)
+		}
 	}
 	for _, name := range strings.Split(runners, ",") {
 		switch name = strings.TrimSpace(name); name {
@@ -63,6 +67,13 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 			ag, err := cmdconfig.NewAgent(nil, ec.Logger, cfg)
 			if err != nil {
 				return err
+			}
+			// NewAgent has read them once for the process; these are that read's results.
+			if cfg.DictionaryDir != "" && cmdconfig.Dictionary(cfg.DictionaryDir, ec.Logger) == nil {
+				ec.Degraded = append(ec.Degraded, fmt.Sprintf("agent: CC-CEDICT not loaded from %s (run scripts/fetch-cedict.sh)", cfg.DictionaryDir))
+			}
+			if cfg.WordNetDir != "" && cmdconfig.WordNet(cfg.WordNetDir, ec.Logger) == nil {
+				ec.Degraded = append(ec.Degraded, fmt.Sprintf("agent: WordNet not loaded from %s (run scripts/fetch-wordnet.sh)", cfg.WordNetDir))
 			}
 			ec.Logger.Info("eval: agent runner", "brain", ag.Brain())
 			ec.Extra = append(ec.Extra, eval.AgentRunner{Agent: ag})
@@ -96,6 +107,9 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 // printSummary prints each runner's overall numbers on each suite; "–"
 // marks a metric the suite does not define (no expected keywords, say).
 func printSummary(w io.Writer, rep *eval.Report) {
+	for _, d := range rep.Degraded {
+		fmt.Fprintf(w, "DEGRADED RUN, not comparable with a full one: %s\n", d)
+	}
 	for _, s := range rep.Suites {
 		fmt.Fprintf(w, "%s (%d cases)\n", s.Key, s.Cases)
 		for _, name := range rep.RunnerOrder {

@@ -118,3 +118,62 @@ func TestEvalUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestEvalSaysWhatItWentWithout: a run whose models or dictionaries cannot
+// be loaded (run from outside the repository, where the relative model
+// directories do not resolve) says so on stdout, in report.md and in
+// report.json, since its figures differ from a full run's on the same
+// code; a run configured without them is not degraded.
+func TestEvalSaysWhatItWentWithout(t *testing.T) {
+	empty := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want []string // in every degraded entry, in order
+	}{
+		{"missing", []string{"--embedder", "use", "--embedder-model-dir", empty, "--dictionary-dir", empty, "--wordnet-dir", empty},
+			[]string{"embedder: USE-Lite not loaded", "agent: CC-CEDICT not loaded", "agent: WordNet not loaded"}},
+		{"configured off", []string{"--embedder", "hash", "--dictionary-dir", "", "--wordnet-dir", ""}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append([]string{"--suite", evalSuite, "--runners", "lexical,agent", "--out", out, "--data", t.TempDir()}, tt.args...)
+			stdout, stderr, err := runEval(t, args...)
+			if err != nil {
+				t.Fatalf("eval: %v\nstderr:\n%s", err, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(out, eval.ReportJSON))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rep struct {
+				Degraded []string `json:"degraded"`
+			}
+			if err := json.Unmarshal(b, &rep); err != nil {
+				t.Fatal(err)
+			}
+			if len(rep.Degraded) != len(tt.want) {
+				t.Fatalf("degraded = %q, want %d entries like %q", rep.Degraded, len(tt.want), tt.want)
+			}
+			md, err := os.ReadFile(filepath.Join(out, eval.ReportMD))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(rep.Degraded[i], w) {
+					t.Errorf("degraded[%d] = %q, want it to start %q", i, rep.Degraded[i], w)
+				}
+				if !strings.Contains(stdout, "DEGRADED RUN, not comparable with a full one: "+w) {
+					t.Errorf("stdout does not say %q:\n%s", w, stdout)
+				}
+			}
+			if got := strings.Contains(string(md), "**Degraded run**"); got != (len(tt.want) > 0) {
+				t.Errorf("report.md says degraded = %t, want %t", got, len(tt.want) > 0)
+			}
+			if strings.Contains(stdout, "DEGRADED") != (len(tt.want) > 0) {
+				t.Errorf("stdout:\n%s", stdout)
+			}
+		})
+	}
+}
