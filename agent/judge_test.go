@@ -285,3 +285,29 @@ func (tc judgeCase) check(t *testing.T, a *agent.Agent, user, now string) {
 		}
 	})
 }
+
+// TestPresentOfTopic: for a question about now that names a topic
+// (乐器), a later statement that announces a change of something else
+// ("最近开始 intermittent fasting") is not on its subject and supersedes
+// nothing; one of the topic ("改练吉他") does.
+func TestPresentOfTopic(t *testing.T) {
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 20, 0, 0, 0, time.UTC) }
+	user := func(id string, at time.Time, text string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: "7", SenderName: "Lena", ConversationID: "p", CreatedAt: at, Content: text}
+	}
+	other := serviceWith(t, "wx:7", []storage.Message{
+		user("t1", day(1, 18), "报了个 adult cello class 每周四晚上 拉得像锯木头"),
+		user("t2", day(3, 2), "最近在想要不要跳去 startup 做 PM"),
+		user("t3", day(5, 10), "最近开始 intermittent fasting 16:8 中午12点到晚上8点吃"),
+	})
+	a := agent.New(other, mustSkill(t))
+	judgeCase{name: "another subject's change", question: "我最近在学啥乐器", cited: []string{"t1"}, forbidden: []string{"t3"}}.
+		check(t, a, "wx:7", "2026-05-20T12:00:00Z")
+	same := serviceWith(t, "wx:8", []storage.Message{
+		{ID: "s1", Role: "user", SenderID: "8", SenderName: "Lena", ConversationID: "p", CreatedAt: day(1, 18), Content: "报了个大提琴班 每周四晚上"},
+		{ID: "s2", Role: "user", SenderID: "8", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 10), Content: "最近开始改练吉他了 大提琴太难了"},
+	})
+	b := agent.New(same, mustSkill(t))
+	judgeCase{name: "the topic's change", question: "我现在在学什么乐器？", cited: []string{"s2"}, forbidden: []string{"s1"}, note: "superseded by s2"}.
+		check(t, b, "wx:8", "2026-05-20T12:00:00Z")
+}

@@ -888,18 +888,37 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			bearing++
 		}
 	}
+	unsure := false
 	if limit := bearing + p.Stop.UnsupportedCiteMax; minimum > 0 && len(rel.evidence) > 0 && limit < min(most, len(kept)) {
 		r.note("cite at most %d: %d of the best %d kept messages bear out the question", limit, bearing, len(best))
-		most = limit
+		most, unsure = limit, bearing > 0
 	}
-	cut := len(kept)
-	for i, c := range kept {
-		if i >= most || c.rank < ratio*kept[0].rank {
-			cut = i
+	// An unsure answer cites what bears the question out and at most
+	// stop.unsupported_cite_max others, and what ranks close to the best
+	// message that bears it out: look-alikes that rank higher
+	// ("最近在想要不要跳去 startup" for "我最近在学啥乐器") do not push out
+	// the message that answers ("报了个 adult cello class").
+	top, others := kept[0].rank, 0
+	if unsure {
+		top = kept[slices.IndexFunc(kept, func(c *candidate) bool { return c.support >= minimum })].rank
+	}
+	cited := kept[:0:0]
+	for _, c := range kept {
+		if len(cited) >= most || c.rank < ratio*top {
 			break
 		}
+		if unsure && c.support < minimum {
+			if others >= p.Stop.UnsupportedCiteMax {
+				continue
+			}
+			others++
+		}
+		cited = append(cited, c)
 	}
-	kept = kept[:max(cut, 1)]
+	if len(cited) == 0 {
+		cited = kept[:1]
+	}
+	kept = cited
 
 	// Items: one per message, sectioned by what the message says.
 	type itemC struct {
@@ -1035,6 +1054,7 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 		in[c] = true
 	}
 	questionTerms := keyTerms(r.question, filler)
+	sameSubjectExcept := append(slices.Clone(names), r.skill.Params.Markers["daypart"].Words()...)
 	pool := slices.Clone(kept)
 	for _, c := range r.seen {
 		if revisions && !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
@@ -1054,7 +1074,9 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 			// by their own words are on its subject, whatever words they
 			// share ("烟又抽上了" and "戒烟贴贴了十来天了 一根没抽").
 			both := bears != nil && in[b] && bears(a) && bears(b)
-			if !(both || fa.topic != "" && fa.topic == fb.topic || shareTermLists(fa.terms, fb.terms, names)) {
+			// A time of day two statements share is no subject ("每周四晚上"
+			// of a cello class and "晚上8点吃" of fasting).
+			if !(both || fa.topic != "" && fa.topic == fb.topic || shareTermLists(fa.terms, fb.terms, sameSubjectExcept)) {
 				continue // not the same subject
 			}
 			if !in[b] {
