@@ -913,10 +913,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			}
 			others++
 		}
+		// Never empty: ratio is at most 1 and top at most the first rank, and
+		// an unsure answer reaches the best message that bears it out.
 		cited = append(cited, c)
-	}
-	if len(cited) == 0 {
-		cited = kept[:1]
 	}
 	kept = cited
 
