@@ -289,7 +289,8 @@ func (tc judgeCase) check(t *testing.T, a *agent.Agent, user, now string) {
 // TestPresentOfTopic: for a question about now that names a topic
 // (乐器), a later statement that announces a change of something else
 // ("最近开始 intermittent fasting") is not on its subject and supersedes
-// nothing; one of the topic ("改练吉他") does.
+// nothing; one of the topic ("改练吉他") does, and words of change or of
+// the present shared (开始, 最近) make no subject.
 func TestPresentOfTopic(t *testing.T) {
 	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 20, 0, 0, 0, time.UTC) }
 	user := func(id string, at time.Time, text string) storage.Message {
@@ -310,4 +311,15 @@ func TestPresentOfTopic(t *testing.T) {
 	b := agent.New(same, mustSkill(t))
 	judgeCase{name: "the topic's change", question: "我现在在学什么乐器？", cited: []string{"s2"}, forbidden: []string{"s1"}, note: "superseded by s2"}.
 		check(t, b, "wx:8", "2026-05-20T12:00:00Z")
+	// Words of change or of the present two statements share are no
+	// subject: "可以开始拉 Bach" and "最近开始 fasting" share 开始, the
+	// fasting and the question share 最近.
+	chain := serviceWith(t, "wx:9", []storage.Message{
+		{ID: "c1", Role: "user", SenderID: "9", SenderName: "Lena", ConversationID: "p", CreatedAt: day(1, 18), Content: "报了个 adult cello class 每周四晚上 拉得像锯木头"},
+		{ID: "c2", Role: "user", SenderID: "9", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 5), Content: "最近 cello 老师说我进步了 可以开始拉 Bach 的 minuet 了"},
+		{ID: "c3", Role: "user", SenderID: "9", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 10), Content: "最近开始 intermittent fasting 16:8 中午12点到晚上8点吃"},
+	})
+	c := agent.New(chain, mustSkill(t))
+	judgeCase{name: "words of change are no subject", question: "我最近在学啥乐器", cited: []string{"c2"}}.
+		check(t, c, "wx:9", "2026-05-20T12:00:00Z")
 }

@@ -1053,7 +1053,11 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 		in[c] = true
 	}
 	questionTerms := keyTerms(r.question, filler)
-	sameSubjectExcept := append(slices.Clone(names), r.skill.Params.Markers["daypart"].Words()...)
+	// Words that say when or that something changed are no subject either:
+	// "最近开始 intermittent fasting" is not about "cello 老师说…可以开始拉
+	// Bach" for sharing 开始, nor about a question's 最近.
+	when := slices.Concat(r.skill.Params.Markers["daypart"].Words(), r.skill.Params.Markers["present"].Words(), r.skill.Params.Markers["change"].Words())
+	sameSubjectExcept := append(slices.Clone(names), when...)
 	pool := slices.Clone(kept)
 	for _, c := range r.seen {
 		if revisions && !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
@@ -1082,7 +1086,7 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 				// An outsider must speak of the question's subject, or of the
 				// earlier statement's by more than the words of revising
 				// (推迟, moved), which any two revisions share.
-				if !shareTermLists(fb.terms, questionTerms, names) &&
+				if !shareTermLists(fb.terms, questionTerms, sameSubjectExcept) &&
 					(!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), names) ||
 						len(broad) > 0 && !slices.ContainsFunc(broad, func(w string) bool { return containsWord(strings.ToLower(b.ev.Content), w) })) {
 					continue
