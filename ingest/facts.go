@@ -875,6 +875,14 @@ var objectLead = regexp.MustCompile(`(?:给|跟|对|让|帮|替|和|陪|催|问|
 // teacher"), not a person named.
 var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
 
+// companionLead is what makes someone named company, not the subject
+// ("Play basketball every Sunday with some coworkers", "跟同事打桌球"): the
+// doer is still the one who speaks. A pronoun stays someone ("Moved to
+// Leeds with her" may be said of her companion).
+var pronoun = map[string]bool{"he": true, "she": true, "him": true, "her": true, "they": true, "them": true, "他": true, "她": true, "他们": true, "她们": true}
+
+var companionLead = regexp.MustCompile(`(?:跟|陪|陪着|(?i:\bwith\s+(?:some\s+|a\s+few\s+|a\s+couple\s+of\s+|two\s+|three\s+|the\s+)?))$`)
+
 // namesNoOne reports whether text names no one at all: not the sender
 // (starts), nor anyone else, a relative, we or a pronoun, nor the
 // assistant; and neither asks nor supposes anything. Its first clause
@@ -897,7 +905,7 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 		return false
 	}
 	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
-		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) {
+		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) && !(companionLead.MatchString(text[:m[0]]) && !pronoun[strings.ToLower(text[m[0]:m[1]])]) {
 			return false
 		}
 	}

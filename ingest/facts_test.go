@@ -206,6 +206,13 @@ func TestExtractFacts(t *testing.T) {
 		{"en names no one, gerund", en, "Currently working as a pharmacist", []ingest.Fact{f("occupation", "occupation", "pharmacist", "", "en")}},
 		{"en names no one, no verb", en, "Allergic to shellfish, found out the hard way", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
 		{"en names someone", en, "Tom moved to Leeds", nil},
+		{"en names company only", en, "Play basketball every Sunday with some coworkers", []ingest.Fact{
+			f("habit", "plays basketball every sunday with some coworkers", "Plays basketball every Sunday with some coworkers", "", "en")}},
+		{"en works as an unknown job", en, "Alice (qq:20002) works as a sonographer at a women's clinic", []ingest.Fact{
+			f("occupation", "occupation", "sonographer", "", "en"), f("workplace", "workplace", "a women's clinic", "", "en")}},
+		{"en works as a team", en, "Alice (qq:20002) works as a team with Bob", nil},
+		{"en what a food does", en, "Onions give Alice (qq:20002) heartburn", []ingest.Fact{f("food", "onions", "Onions", "negative", "en")}},
+		{"en a chat word ends the value", en, "Alice (qq:20002) can't stand coffee tbh", []ingest.Fact{f("drink", "coffee", "coffee", "negative", "en")}},
 		{"en names a pronoun", en, "Moved to Leeds with her", nil},
 		{"zh list after a noun", zh, "张三(qq:10001)爱玩的几样：桌游、剧本杀", []ingest.Fact{
 			f("hobby", "桌游", "桌游", "positive", "zh"), f("hobby", "剧本杀", "剧本杀", "positive", "zh")}},
