@@ -877,11 +877,18 @@ var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
 
 // companionLead is what makes someone named company, not the subject
 // ("Play basketball every Sunday with some coworkers", "跟同事打桌球"): the
-// doer is still the one who speaks. A pronoun stays someone ("Moved to
-// Leeds with her" may be said of her companion).
-var pronoun = map[string]bool{"he": true, "she": true, "him": true, "her": true, "they": true, "them": true, "他": true, "她": true, "他们": true, "她们": true}
-
+// doer is still the one who speaks.
 var companionLead = regexp.MustCompile(`(?:跟|陪|陪着|(?i:\bwith\s+(?:some\s+|a\s+few\s+|a\s+couple\s+of\s+|two\s+|three\s+|the\s+)?))$`)
+
+// pronouns stay someone after companionLead: "Moved to Leeds with her"
+// may be said of her companion.
+var pronouns = map[string]bool{"he": true, "she": true, "him": true, "her": true, "they": true, "them": true, "他": true, "她": true, "他们": true, "她们": true}
+
+// company reports whether who, found in text after before, is named as
+// company (companionLead) and is no pronoun.
+func company(before, who string) bool {
+	return companionLead.MatchString(before) && !pronouns[strings.ToLower(who)]
+}
 
 // namesNoOne reports whether text names no one at all: not the sender
 // (starts), nor anyone else, a relative, we or a pronoun, nor the
@@ -905,7 +912,7 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 		return false
 	}
 	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
-		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) && !(companionLead.MatchString(text[:m[0]]) && !pronoun[strings.ToLower(text[m[0]:m[1]])]) {
+		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) && !company(text[:m[0]], text[m[0]:m[1]]) {
 			return false
 		}
 	}

@@ -298,6 +298,8 @@ func TestExtractFactsKinds(t *testing.T) {
 			[]ingest.Fact{f("language", "粤语", "粤语", "", "zh")}, []ingest.Fact{f("language", "粤语", "粤语", "", "zh")}},
 		{"en a drink cut out", en, "Alice has cut out cocoa",
 			[]ingest.Fact{f("drink", "cocoa", "cocoa", "negative", "en")}, []ingest.Fact{f("hobby", "cocoa", "cocoa", "negative", "en")}},
+		{"en a drink said to be a hard no", en, "coffee is a hard no",
+			[]ingest.Fact{f("drink", "coffee", "coffee", "negative", "en")}, []ingest.Fact{f("drink", "coffee", "coffee", "negative", "en")}},
 		{"en an animal not in the list", en, "Alice keeps a pet iguana named Rex",
 			[]ingest.Fact{f("pet", "iguana", "iguana", "", "en")}, nil},
 		{"zh an instrument played", zh, "张三(qq:10001)会吹口琴，自学的",
