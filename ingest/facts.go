@@ -446,8 +446,9 @@ var enPrep = map[string]bool{"on": true, "in": true, "at": true, "with": true, "
 const selfMark = '\uE1FF'
 
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
-// and the conjunctions that start a new statement.
-var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
+// emoji (chat's punctuation: "刚下夜班 🥱 我在医院当护士"), and the
+// conjunctions that start a new statement.
+var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|[\p{So}\x{FE0F}\x{200D}]+|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
 
 // enAuxAdverb is an adverb after an auxiliary ("has recently gotten
 // into"), dropped so that the frame matches.
@@ -537,6 +538,10 @@ func breakHan(text string) string {
 }
 
 var spaces = regexp.MustCompile(`\s+`)
+
+// andCounting is chat's "and still going" after a span ("6 yrs sober and
+// counting"): no item of a list.
+var andCounting = regexp.MustCompile(`(?i)\s+and counting\b`)
 
 // stripTimes removes the absolute times the historian wrote.
 func (lx extraction) stripTimes(s string) string {
@@ -696,6 +701,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	if !ok || text == "" {
 		return nil
 	}
+	text = andCounting.ReplaceAllString(text, "")
 	starts := append(slices.Clone(forms), lx.selfNames...)
 	// implicit: the text names no one, and its first clause is the
 	// sender's (en: its verb is put in the third person).
@@ -714,11 +720,8 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		}
 		rest, explicit, we := "", false, false
 		for _, f := range starts {
-			if r, ok := strings.CutPrefix(s, f); ok {
-				if next, _ := utf8.DecodeRuneInString(r); isASCIIWord(f[len(f)-1:]) && (unicode.IsLetter(next) || unicode.IsDigit(next)) {
-					continue // "Ann" is not the start of "Anna"
-				}
-				rest, explicit = r, true
+			if startsWithName(s, f) {
+				rest, explicit = s[len(f):], true
 				break
 			}
 		}
@@ -1022,15 +1025,24 @@ func enReported(rest string) string {
 // out to Phoenix"); the sentence is cut there when subj follows it.
 var subordinator = regexp.MustCompile(`(?i)\s+(?:before|after|when|until|since|once|ever since)\s+`)
 
-// splitAtSubject cuts each clause where a subordinator is followed by
-// one of starts, the ways of naming subj.
+// leadBreak is what chat writes between a preamble and the statement
+// after it: a colon, a dash, an ellipsis or a tilde ("先自我介绍一下：我在
+// 武汉当护士", "fyi for context — I work as a nurse"). It ends a clause
+// only before subj (splitAtSubject): a colon also opens a list ("爱玩的
+// 几样：桌游、剧本杀", "three pets: a parrot, a beagle").
+var leadBreak = regexp.MustCompile(`\s*(?:[：:]|—+|–|-{2,}|…+|\.{3,}|[~～]+)\s*`)
+
+// splitAtSubject cuts each clause where a subordinator or a lead break
+// is followed by one of starts, the ways of naming subj.
 func splitAtSubject(cs []clause, starts []string) []clause {
 	var out []clause
 	for _, c := range cs {
 		last := 0
-		for _, m := range subordinator.FindAllStringIndex(c.text, -1) {
+		cuts := append(subordinator.FindAllStringIndex(c.text, -1), leadBreak.FindAllStringIndex(c.text, -1)...)
+		slices.SortFunc(cuts, func(a, b []int) int { return a[0] - b[0] })
+		for _, m := range cuts {
 			after := c.text[m[1]:]
-			if !slices.ContainsFunc(starts, func(f string) bool { return strings.HasPrefix(after, f) }) {
+			if m[0] < last || !slices.ContainsFunc(starts, func(f string) bool { return startsWithName(after, f) }) {
 				continue
 			}
 			out = append(out, clause{text: c.text[last:m[0]], question: c.question, and: c.and && last == 0})
@@ -1039,6 +1051,17 @@ func splitAtSubject(cs []clause, starts []string) []clause {
 		out = append(out, clause{text: c.text[last:], question: c.question, and: c.and && last == 0})
 	}
 	return out
+}
+
+// startsWithName reports whether s starts with the name f, not with a
+// longer word of which f is the start ("Ann" is not the start of "Anna").
+func startsWithName(s, f string) bool {
+	r, ok := strings.CutPrefix(s, f)
+	if !ok {
+		return false
+	}
+	next, _ := utf8.DecodeRuneInString(r)
+	return !isASCIIWord(f[len(f)-1:]) || !unicode.IsLetter(next) && !unicode.IsDigit(next)
 }
 
 // topicWord is a topic said before the subject: a few Han characters,

@@ -214,6 +214,15 @@ func TestExtractFacts(t *testing.T) {
 		{"en what a food does", en, "Onions give Alice (qq:20002) heartburn", []ingest.Fact{f("food", "onions", "Onions", "negative", "en")}},
 		{"en a chat word ends the value", en, "Alice (qq:20002) can't stand coffee tbh", []ingest.Fact{f("drink", "coffee", "coffee", "negative", "en")}},
 		{"en names a pronoun", en, "Moved to Leeds with her", nil},
+		{"zh a preamble before a colon", zh, "先自我介绍一下：张三(qq:10001)在武汉一家医院当护士", []ingest.Fact{
+			f("workplace", "workplace", "武汉一家医院", "", "zh"), f("occupation", "occupation", "护士", "", "zh")}},
+		{"zh an emoji before the subject", zh, "🥱 张三(qq:10001)在武汉一家医院当护士", []ingest.Fact{
+			f("workplace", "workplace", "武汉一家医院", "", "zh"), f("occupation", "occupation", "护士", "", "zh")}},
+		{"zh an emoji ends a clause", zh, "刚下夜班 🥱 张三(qq:10001)住在汉口", []ingest.Fact{f("location", "location", "汉口", "", "zh")}},
+		{"zh a preamble before an ellipsis", zh, "说正事…张三(qq:10001)住在汉口", []ingest.Fact{f("location", "location", "汉口", "", "zh")}},
+		{"en a preamble before a dash", en, "fyi for context — Alice (qq:20002) works as a nurse", []ingest.Fact{
+			f("occupation", "occupation", "nurse", "", "en")}},
+		{"en and counting is no item", en, "6 yrs sober and counting", []ingest.Fact{f("drink", "alcohol", "alcohol", "negative", "en")}},
 		{"zh list after a noun", zh, "张三(qq:10001)爱玩的几样：桌游、剧本杀", []ingest.Fact{
 			f("hobby", "桌游", "桌游", "positive", "zh"), f("hobby", "剧本杀", "剧本杀", "positive", "zh")}},
 		{"zh living, then where", zh, "张三(qq:10001)和男朋友合租，在广州天河", []ingest.Fact{
