@@ -52,6 +52,8 @@ type lexiconFile struct {
 	Skip       map[string][]string          `yaml:"skip"`
 	NotSkip    []string                     `yaml:"not_skip"`
 	Jokes      map[string][]string          `yaml:"jokes"`
+	Laughter   map[string][]string          `yaml:"laughter"`
+	LeadWords  map[string][]string          `yaml:"lead_words"`
 	Correction map[string][]string          `yaml:"correction"`
 	Vague      map[string][]string          `yaml:"vague"`
 	Questions  map[string][]string          `yaml:"questions"`
@@ -167,6 +169,11 @@ type lexicon struct {
 	adverbs []string // longest first
 	skip    *regexp.Regexp
 	jokes   *regexp.Regexp
+	// laughter makes a joke of what a text claims the subject is
+	// (lexicon laughter, claimsToBe).
+	laughter *regexp.Regexp
+	// leadWords open a clause and say nothing of it (lexicon lead_words).
+	leadWords *regexp.Regexp
 	// correction after the last joke marker: what follows is meant
 	// ("开玩笑的，其实…", "jk, actually…").
 	correction *regexp.Regexp
@@ -349,7 +356,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.jokes, f.Jokes}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
+	}{{&lx.jokes, f.Jokes}, {&lx.laughter, f.Laughter}, {&lx.leadWords, f.LeadWords}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
@@ -635,9 +642,11 @@ var (
 )
 
 // meant returns what a text means to state: all of it without a joke
-// marker; what follows a correction after the last joke marker ("开玩笑
-// 的，其实我受不了榴莲", "jk, actually I teach science"); else nothing
-// (ok false): a joke states no fact.
+// marker (a laugh is none: chat laughs after plain facts, and extract
+// drops only what a laughing text claims the subject is: claimsToBe);
+// what follows a correction after the last joke marker or laugh ("开玩笑
+// 的，其实我受不了榴莲", "jk, actually I teach science"); else nothing (ok
+// false): a joke states no fact.
 func (lx extraction) meant(text string) (string, bool) {
 	if lx.jokes == nil {
 		return text, true
@@ -645,6 +654,10 @@ func (lx extraction) meant(text string) (string, bool) {
 	jokes := lx.jokes.FindAllStringIndex(text, -1)
 	if len(jokes) == 0 {
 		return text, true
+	}
+	if lx.laughter != nil {
+		jokes = append(jokes, lx.laughter.FindAllStringIndex(text, -1)...)
+		slices.SortFunc(jokes, func(a, b []int) int { return a[1] - b[1] })
 	}
 	if lx.correction == nil {
 		return "", false
@@ -663,6 +676,38 @@ func (lx extraction) meant(text string) (string, bool) {
 	}
 	return strings.TrimLeftFunc(rest, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }), true
 }
+
+// statements counts the clauses of text that say something.
+func statements(text string) int {
+	n := 0
+	for _, c := range splitClauses(text) {
+		if strings.IndexFunc(c.text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// stripLead drops the words chat opens a clause with (lexicon
+// lead_words: "anyway fyi I work at Google" is "I work at Google").
+func (lx extraction) stripLead(s string) string {
+	if lx.leadWords == nil {
+		return s
+	}
+	for {
+		t := strings.TrimLeftFunc(s, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",，:：.~～…-—", r) })
+		loc := lx.leadWords.FindStringIndex(t)
+		if loc == nil || loc[0] != 0 || loc[1] == len(t) {
+			return t
+		}
+		s = t[loc[1]:]
+	}
+}
+
+// claimsToBe opens a predicate that says what the subject is ("是秦始
+// 皇", "'s a wizard", "的职业是睡觉专家"): in a text that laughs it is the
+// joke ("I'm a professional procrastinator lol"), however far the laugh.
+var claimsToBe = regexp.MustCompile(`^(?:就是|是|乃|的(?:职业|工作|身份|工资)是|(?i:is|'s|’s|am)\s+(?:a|an|the|basically|secretly|actually|literally|officially|like)\b)`)
 
 // ExtractFacts returns the long-lived facts text states about subj, in the
 // order it states them. text is an event in absolute form (the historian
@@ -701,6 +746,18 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	if !ok || text == "" {
 		return nil
 	}
+	laughs := lx.laughter != nil && lx.laughter.MatchString(text)
+	if laughs {
+		// A laugh is no word of a value ("never cook lol"): it ends a
+		// clause ("lol I play bass", "在杭州做前端 😂 以后请多指教").
+		text = lx.laughter.ReplaceAllString(text, "，")
+		// A one-liner that laughs is the joke ("张三住在月球，哈哈", "I'm
+		// Batman haha"); a fact laughed at comes with more ("ngl I hate
+		// cilantro with a passion 😂 tastes like soap").
+		if statements(text) < 2 {
+			return nil
+		}
+	}
 	text = andCounting.ReplaceAllString(text, "")
 	starts := append(slices.Clone(forms), lx.selfNames...)
 	// implicit: the text names no one, and its first clause is the
@@ -712,7 +769,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	var ante *Fact // the last fact stated or recalled, for an ellipsis
 	prev := -1     // the fact of the clause before in out, or -1
 	for _, c := range splitAtSubject(splitClauses(text), starts) {
-		s := notQuestion.Replace(joinHan(lx.stripTimes(c.text)))
+		s := notQuestion.Replace(joinHan(lx.stripTimes(lx.stripLead(c.text))))
 		last := prev
 		prev = -1
 		if s == "" {
@@ -770,7 +827,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			about = false
 			continue
 		}
-		if c.question || lx.asks(s) || lx.skips(s) {
+		if c.question || lx.asks(s) || lx.skips(s) || laughs && explicit && claimsToBe.MatchString(strings.TrimSpace(rest)) {
 			about = false
 			continue
 		}

@@ -222,6 +222,17 @@ func TestExtractFacts(t *testing.T) {
 		{"zh a preamble before an ellipsis", zh, "说正事…张三(qq:10001)住在汉口", []ingest.Fact{f("location", "location", "汉口", "", "zh")}},
 		{"en a preamble before a dash", en, "fyi for context — Alice (qq:20002) works as a nurse", []ingest.Fact{
 			f("occupation", "occupation", "nurse", "", "en")}},
+		{"en a laugh after a plain fact", en, "Alice (qq:20002) hates cilantro with a passion 😂 tastes like soap", []ingest.Fact{
+			f("food", "cilantro", "cilantro", "negative", "en")}},
+		{"zh a laugh before a plain fact", zh, "哈哈哈 张三(qq:10001)养了只柯基 超级贪吃", []ingest.Fact{f("pet", "柯基", "柯基", "", "zh")}},
+		{"zh a laugh makes a joke of what one claims to be", zh, "张三(qq:10001)是秦始皇，哈哈哈", nil},
+		{"en a laugh makes a joke of what one claims to be", en, "lol Alice (qq:20002) is a wizard", nil},
+		{"en a laugh is no word of a value", en, "Alice (qq:20002) never cooks lol, takeout every night", []ingest.Fact{
+			f("habit", "never cooks", "never cooks", "", "en"), f("habit", "takeout every night", "takeout every night", "", "en")}},
+		{"en words that open a clause", en, "ugh mondays. anyway fyi Alice (qq:20002) works at Google", []ingest.Fact{
+			f("workplace", "workplace", "Google", "", "en")}},
+		{"zh words that open a clause", zh, "话说 张三(qq:10001)吃素三年了", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}},
+		{"zh a one-liner that laughs is a joke", zh, "张三(qq:10001)住在月球，哈哈", nil},
 		{"en and counting is no item", en, "6 yrs sober and counting", []ingest.Fact{f("drink", "alcohol", "alcohol", "negative", "en")}},
 		{"zh list after a noun", zh, "张三(qq:10001)爱玩的几样：桌游、剧本杀", []ingest.Fact{
 			f("hobby", "桌游", "桌游", "positive", "zh"), f("hobby", "剧本杀", "剧本杀", "positive", "zh")}},
