@@ -233,6 +233,10 @@ func TestExtractFacts(t *testing.T) {
 			f("workplace", "workplace", "Google", "", "en")}},
 		{"zh words that open a clause", zh, "话说 张三(qq:10001)吃素三年了", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}},
 		{"zh a one-liner that laughs is a joke", zh, "张三(qq:10001)住在月球，哈哈", nil},
+		{"zh a count of pets without a verb", zh, "张三(qq:10001)家里两只猫", []ingest.Fact{f("pet", "猫", "猫", "", "zh")}},
+		{"zh giving up sugar is a diet", zh, "张三(qq:10001)戒糖第二周", []ingest.Fact{f("diet", "diet", "糖", "", "zh")}},
+		{"zh a job said by its field", zh, "张三(qq:10001)在杭州做前端", []ingest.Fact{
+			f("workplace", "workplace", "杭州", "", "zh"), f("occupation", "occupation", "前端", "", "zh")}},
 		{"en and counting is no item", en, "6 yrs sober and counting", []ingest.Fact{f("drink", "alcohol", "alcohol", "negative", "en")}},
 		{"zh list after a noun", zh, "张三(qq:10001)爱玩的几样：桌游、剧本杀", []ingest.Fact{
 			f("hobby", "桌游", "桌游", "positive", "zh"), f("hobby", "剧本杀", "剧本杀", "positive", "zh")}},
