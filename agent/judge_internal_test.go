@@ -804,3 +804,24 @@ func TestNegated(t *testing.T) {
 		}
 	}
 }
+
+func TestPossessive(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks, members := sk.Params.Markers["possessive"], ofHousehold(sk.Params)
+	for q, want := range map[string]string{
+		"我家猫叫啥名字":    "我猫叫啥名字",
+		"我家的狗几岁了":    "我的狗几岁了",
+		"咱家娃多大了":     "咱娃多大了",
+		"我家在哪个区":     "我家在哪个区",
+		"我家楼下那家店叫啥":  "我家楼下那家店叫啥",
+		"我家小区门口新开的店": "我家小区门口新开的店",
+		"我家女儿和我家狗":   "我女儿和我狗",
+	} {
+		if got := possessive(q, marks, members); got != want {
+			t.Errorf("possessive(%q) = %q, want %q", q, got, want)
+		}
+	}
+}

@@ -172,6 +172,7 @@ func (or *offlineRun) observe() {
 	if o.signal == "date" {
 		content = withoutDates(content)
 	}
+	content = possessive(content, p.Markers["possessive"], ofHousehold(p))
 	qterms := keyTerms(content, p.Markers["filler"])
 	r.step("observe", "", map[string]any{
 		"intent": o.intent, "role": cmpOr(o.role, "any"), "signal": o.signal, "phrases": o.phrases,
@@ -222,6 +223,40 @@ func (or *offlineRun) observe() {
 		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
 	}
 	or.o, or.rel = o, rel
+}
+
+// possessive drops the 家 of "我家" where it says whose, not where: before
+// one of the user's people or pets ("我家猫叫啥名字", "我家娃多大了"), the
+// messages that answer say "黑猫" or "朵朵" and no home. "我家在哪" and
+// "我家楼下" keep it.
+func possessive(q string, marks Lexicon, members []string) string {
+	for _, m := range marks.ZH {
+		out, rest := "", q
+		for {
+			i := strings.Index(rest, m)
+			if i < 0 {
+				break
+			}
+			out += rest[:i+len(m)]
+			rest = rest[i+len(m):]
+			after := strings.TrimPrefix(rest, "的")
+			if slices.ContainsFunc(members, func(w string) bool { return strings.HasPrefix(after, w) }) {
+				out = strings.TrimSuffix(out, "家")
+			}
+		}
+		q = out + rest
+	}
+	return q
+}
+
+// ofHousehold returns the Chinese words for the user's people (relations)
+// and pets (the pet topic): what "我家" may own.
+func ofHousehold(p Params) []string {
+	var out []string
+	for _, name := range sortedKeys(p.Relations) {
+		out = append(out, p.Relations[name].ZH...)
+	}
+	return append(out, p.Topics["pet"].ZH...)
 }
 
 // kindTerms returns the evidence terms inside the words with which the

@@ -89,7 +89,8 @@ func replaceWord(s, w string) string {
 
 // askingWords are the words of a question that say what kind of answer it
 // wants or when, not what it is about: fillers, time signals, the intents'
-// words, the topics' generic words and the present-tense markers
+// words, the topics' generic words, the present-tense markers and the
+// words asking an age
 // ("这周我有什么安排", "上次那个项目进展怎么样"). The messages that answer
 // rarely contain them, so they are no terms of support.
 func askingWords(p Params) Lexicon {
@@ -114,6 +115,9 @@ func askingWords(p Params) Lexicon {
 		}
 	}
 	add(p.Markers["present"])
+	// An age is checked as an age (hasAge): "三岁" bears out "多大了"
+	// without sharing a character, and the 大 of 多大 is in 大鹏.
+	add(p.Markers["age"])
 	// Longer words first, so that 不吃 goes before 吃 and leaves nothing behind.
 	byLen := func(a, b string) int { return cmp.Compare(len(b), len(a)) }
 	slices.SortStableFunc(out.ZH, byLen)
@@ -787,9 +791,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			ok, _ := gives(c)
 			return ok && r.ownWords(rel, r.questionIDF(rel), c)
 		}
-		kept = r.latest(kept, false, chat, nil, rel.broad, bears)
+		kept = r.latest(kept, latestOpts{revisions: chat, broad: rel.broad, topics: o.topics, bears: bears,
+			gives: func(c *candidate) bool { ok, _ := gives(c); return ok }})
 	case !o.past && chat:
-		kept = r.latest(kept, true, true, lowerAll(o.names), rel.broad, nil)
+		kept = r.latest(kept, latestOpts{revisedOnly: true, revisions: true, names: lowerAll(o.names), broad: rel.broad})
 	}
 	kept = r.keepOnlyWhy(kept, func(c *candidate) (bool, string) {
 		if partly(c) {
@@ -1036,9 +1041,20 @@ func ofNamed(c *candidate, named []string) bool {
 // day shifts" after "I work as a nurse, night shifts mostly") revises
 // those, not the answer, unless it has one of them.
 //
+// topics are the topic lexicons a question about the present touches
+// ("我现在住深圳哪边": home): two statements that both touch one of them
+// by its words are on the question's subject, even when each is first of
+// another topic ("深圳哪有好吃的火锅…我住南山" is about food too).
+//
+// gives, when set, reports whether a statement gives what the question
+// asks for (a place, a number, an age): a later one that does not
+// ("搬完了 累瘫") supersedes none that does ("苏州房子定了 下周搬"); it
+// cannot say what is so now.
+//
 // Without revisions (a dialogue of named people), only kept statements
 // supersede each other and none takes another's support.
-func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broad []string, bears func(*candidate) bool) []*candidate {
+func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
+	revisedOnly, revisions, names, broad, topics, bears := lo.revisedOnly, lo.revisions, lo.names, lo.broad, lo.topics, lo.bears
 	filler := r.skill.Params.Markers["filler"]
 	revision := r.skill.Params.Markers["revision"].Words()
 	why := "the question asks about now"
@@ -1072,6 +1088,9 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 				a.ev.Role != b.ev.Role || a.ev.SenderName != b.ev.SenderName {
 				continue
 			}
+			if lo.gives != nil && lo.gives(a) && !lo.gives(b) {
+				continue // says nothing of what the question asks for
+			}
 			fa, fb := r.facts(a, filler), r.facts(b, filler)
 			// Two kept statements that both bear out a question about now
 			// by their own words are on its subject, whatever words they
@@ -1079,7 +1098,7 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 			both := bears != nil && in[b] && bears(a) && bears(b)
 			// A time of day two statements share is no subject ("每周四晚上"
 			// of a cello class and "晚上8点吃" of fasting).
-			if !(both || fa.topic != "" && fa.topic == fb.topic || shareTermLists(fa.terms, fb.terms, sameSubjectExcept)) {
+			if !(both || fa.topic != "" && fa.topic == fb.topic || r.shareTopic(a, b, topics) || shareTermLists(fa.terms, fb.terms, sameSubjectExcept)) {
 				continue // not the same subject
 			}
 			if !in[b] {
@@ -1131,6 +1150,22 @@ func (r *run) latest(kept []*candidate, revisedOnly, revisions bool, names, broa
 	}
 	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
 	return out
+}
+
+// latestOpts are the options of run.latest.
+type latestOpts struct {
+	revisedOnly, revisions bool
+	names, broad, topics   []string
+	bears, gives           func(*candidate) bool
+}
+
+// shareTopic reports whether two messages both touch one of topics by its
+// words.
+func (r *run) shareTopic(a, b *candidate, topics []string) bool {
+	return slices.ContainsFunc(topics, func(name string) bool {
+		words := r.skill.Params.Topics[name].Words()
+		return countHits(strings.ToLower(a.ev.Content), words) > 0 && countHits(strings.ToLower(b.ev.Content), words) > 0
+	})
 }
 
 // keepOnlyWhy is keepOnly with the reason given by ok for each candidate

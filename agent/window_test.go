@@ -478,3 +478,38 @@ func TestWordNetKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestNowOnTheQuestionsTopic: for a question about now, two statements
+// that both touch the question's topic are on its subject though each is
+// first of another ("深圳哪有好吃的火锅…我住南山" is about food too): the
+// later one, which says it is so now, supersedes the earlier.
+func TestNowOnTheQuestionsTopic(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 100, "@小Q 深圳哪有好吃的潮汕牛肉火锅 推荐下 我住南山科技园这边"),
+		said("m2", 40, "搬完家了 现在住宝安西乡 新小区楼下就有个羽毛球馆"),
+	}, offTopic("m3", 60, "m4", 30)...)
+	resp := recallDict(t, msgs, "我现在住深圳哪边")
+	if got := citedIDs(resp); !slices.Equal(got, []string{"m2"}) {
+		t.Errorf("cited %v, want m2 only (notes %q)", got, resp.Limits.Notes)
+	}
+	if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "m1 (2026-02-09): superseded by m2") }) {
+		t.Errorf("notes %q, want m1 superseded by m2", resp.Limits.Notes)
+	}
+}
+
+// TestNowKeepsWhatIsAsked: a later statement that does not give what the
+// question asks for ("搬完了", no place) supersedes none that does: it
+// cannot say which city it is now.
+func TestNowKeepsWhatIsAsked(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 42, "深圳房子定了 南山那边 两室一厅 下周搬"),
+		said("m2", 35, "搬完了 累瘫 现在天天收拾箱子"),
+	}, offTopic("m3", 60, "m4", 30)...)
+	resp := recallDict(t, msgs, "我现在住哪个城市来着")
+	if got := citedIDs(resp); !slices.Equal(got, []string{"m1"}) {
+		t.Errorf("cited %v, want m1 (notes %q)", got, resp.Limits.Notes)
+	}
+	if slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "superseded by m2") }) {
+		t.Errorf("notes %q: m2 names no place and supersedes nothing", resp.Limits.Notes)
+	}
+}
