@@ -634,6 +634,7 @@ var (
 	// 上个周末, last weekend; enLastDayRE: last Saturday.
 	lastWeekdayRE = regexp.MustCompile(`上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`)
 	lastWeekendRE = regexp.MustCompile(`(?i)上(?:个)?周末|\blast weekend\b`)
+	lastMonthRE   = regexp.MustCompile(`(?i)上个?月|\blast month\b`)
 	thisYearRE    = regexp.MustCompile(`(?i)今年(?:以来)?|\b(?:so far )?this year\b`)
 	enLastDayRE   = regexp.MustCompile(`(?i)\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
 	zhDateRE      = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
@@ -642,10 +643,11 @@ var (
 	monthByName   = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
-// withoutDates blanks the dates and months explicitDates reads in q ("on 9
-// November, 2022", "2026年3月5日"; not "may" alone, usually the verb).
+// withoutDates blanks the dates, months and days explicitDates reads in q
+// ("on 9 November, 2022", "2026年3月5日", "上周末", "last Friday", "上个月";
+// not "may" alone, usually the verb).
 func withoutDates(q string) string {
-	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE} {
+	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE, lastWeekdayRE, lastWeekendRE, enLastDayRE, lastMonthRE} {
 		q = re.ReplaceAllString(q, " ")
 	}
 	return enMonthRE.ReplaceAllStringFunc(q, func(m string) string {
@@ -739,6 +741,11 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	if lastWeekendRE.MatchString(q) {
 		sat := monday.AddDate(0, 0, -2)
 		return timeWindow{since: sat.Add(-12 * time.Hour), until: sat.AddDate(0, 0, 2).Add(12 * time.Hour)}, true
+	}
+	// Last month (上个月): the calendar month before this one.
+	if lastMonthRE.MatchString(q) {
+		first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, loc).AddDate(0, -1, 0)
+		return month(first.Year(), first.Month()), true
 	}
 	if m := enLastDayRE.FindStringSubmatch(q); m != nil {
 		want := weekdayByName[strings.ToLower(m[1])]

@@ -312,6 +312,8 @@ func TestExplicitDates(t *testing.T) {
 		{"What did Joanna finish last Friday on 23 January, 2022?", d(2022, 1, 23).Add(-12 * time.Hour), d(2022, 1, 24).Add(12 * time.Hour)}, // the date wins
 		{"我今年看过哪几部电影？", d(2026, 1, 1).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
 		{"Which field sites have I been to so far this year?", d(2026, 1, 1).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"Which gig did I go to last month?", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
+		{"上个月我去了几次健身房", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
 		{"May I ask what I like?", time.Time{}, time.Time{}},
 		{"I have 3 cats", time.Time{}, time.Time{}},
 	} {
@@ -332,6 +334,9 @@ func TestWithoutDates(t *testing.T) {
 		"我2026年3月5日去了哪里？":                                   {"去"},
 		"May I ask what Tim bought?":                        {"tim", "bought"},
 		"今年我都去哪儿短途旅行过？":                                     {"旅行"},
+		"上周末我都干了些啥":                                         nil,
+		"上周六我在哪吃的饭":                                         {"吃"},
+		"What did I cook last Friday?":                      {"cook"},
 	} {
 		got := keyTerms(withoutDates(q), Lexicon{})
 		for _, w := range want {
@@ -340,7 +345,7 @@ func TestWithoutDates(t *testing.T) {
 			}
 		}
 		for _, w := range got {
-			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" || strings.Contains(w, "今年") {
+			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" || w == "friday" || strings.ContainsAny(w, "今年周末六") {
 				t.Errorf("keyTerms(withoutDates(%q)) = %q: the date is left (%q)", q, got, w)
 			}
 		}

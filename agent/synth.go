@@ -697,6 +697,12 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// question asks about a named speaker may be the other one's news.
 	var told *candidate
 	toldSupport := 0.0
+	// The names the history gives the user's people the question asks
+	// about ("女儿朵朵四岁": 朵朵).
+	var theirNames []string
+	if o.people != "" && o.people == o.relation {
+		theirNames, _ = r.relationNames(o)
+	}
 	for _, c := range cands {
 		if by, ok := corrected[c.ev.MessageID]; ok {
 			r.note("set aside %s: the user corrected it in the next turn (%s)", c.ev.MessageID, by)
@@ -719,8 +725,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		// shop") is answered by what is said about them, and beside them:
 		// a message that mentions them is no third party's when its words
 		// other than the relation's bear the question out, or a clause
-		// that does not mention them does.
-		if o.people != "" && c.flags.thirdParty && (r.ownClause(rel, c) || r.aboutRelation(rel, o.people, c)) {
+		// that does not mention them does, or it calls them by the name
+		// the history gives them ("周六带朵朵逛了拙政园 她说像皇宫" for
+		// "上周六我带娃去哪儿了": the 她说 is 朵朵's).
+		if o.people != "" && c.flags.thirdParty && (r.ownClause(rel, c) || r.aboutRelation(rel, o.people, c) || countHits(strings.ToLower(c.ev.Content), theirNames) > 0) {
 			c.flags.thirdParty = false
 		}
 		if why := c.flags.excluded(); why != "" {
