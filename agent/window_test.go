@@ -513,3 +513,22 @@ func TestNowKeepsWhatIsAsked(t *testing.T) {
 		t.Errorf("notes %q: m2 names no place and supersedes nothing", resp.Limits.Notes)
 	}
 }
+
+// TestTopicAsAWhole: a question that names a topic as a whole (爱好,
+// 通勤) is answered by a message that names one of its members (相机,
+// e-bike and 地铁) without a word of the question. (The hobby topic's
+// 周末, a word that finds the topic in a question, still lets "周末在家烤了
+// 个戚风" follow for a sport: a known imprecision.)
+func TestTopicAsAWhole(t *testing.T) {
+	for _, tc := range []struct{ question, answer string }{
+		{"我退休后新添的爱好是啥", "买了个相机 佳能的 跟老同事学拍鸟 江边白鹭可多了"},
+		{"我平时通勤靠啥", "新公司在徐汇滨江 每天骑 e-bike 过去 十五分钟 不用挤地铁了"},
+		{"What sport have I picked up?", "joined a bouldering gym near the office, forearms are destroyed lol"},
+	} {
+		msgs := append([]storage.Message{said("m1", 20, tc.answer)}, offTopic("m3", 60, "m4", 30)...)
+		resp := recallDict(t, msgs, tc.question)
+		if got := citedIDs(resp); len(got) == 0 || got[0] != "m1" {
+			t.Errorf("%q: cited %v, want m1 first (notes %q)", tc.question, got, resp.Limits.Notes)
+		}
+	}
+}
