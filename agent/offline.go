@@ -735,12 +735,26 @@ func (or *offlineRun) reflect(act action, i, before int) (stop string) {
 		// Widen next, before the tool budget goes to other rounds.
 		or.widen(i+1, "nothing in the %s window bears the question out; searched all time")
 		return ""
-	case after >= p.Stop.Enough && i >= 1:
+	case after >= or.enough() && i >= 1:
 		return StopEnough
 	case i >= 1 && after > 0 && after-before < p.Stop.MinNew && i+1 >= len(or.plan):
 		return StopLowGain
 	}
 	return ""
+}
+
+// enough is the supported hits after which the run stops searching
+// (stop.enough): for a question that asks for several things
+// (markers.aggregate: "What movies have I seen?") as many as it may cite
+// (stop.aggregate_cite_max), since each may be in a message of its own
+// and a hit the synthesis sets aside (one that names no title) would
+// otherwise end the search before the topic's words are tried.
+func (or *offlineRun) enough() int {
+	p := or.skill.Params.Stop
+	if or.o.aggregate {
+		return max(p.Enough, p.AggregateCiteMax)
+	}
+	return p.Enough
 }
 
 // replies reads the turn before the hits that do not bear out the
