@@ -21,8 +21,10 @@ import (
 // offlineBrain runs the loop deterministically by the skill's rules.
 type offlineBrain struct {
 	skill  *Skill
-	asking Lexicon         // askingWords of the skill's params, built once
-	dict   *bilingual.Dict // nil: no matching across Chinese and English
+	asking Lexicon // askingWords of the skill's params, built once
+	// household are the words 我家 may own (ofHousehold), built once.
+	household []string
+	dict      *bilingual.Dict // nil: no matching across Chinese and English
 	// wordnet knows what a thing is a kind of (WithWordNet); nil: only the
 	// skill's kinds and topics do.
 	wordnet *wordnet.WordNet
@@ -172,7 +174,7 @@ func (or *offlineRun) observe() {
 	if o.signal == "date" {
 		content = withoutDates(content)
 	}
-	content = possessive(content, p.Markers["possessive"], ofHousehold(p))
+	content = possessive(content, p.Markers["possessive"], or.household)
 	qterms := keyTerms(content, p.Markers["filler"])
 	r.step("observe", "", map[string]any{
 		"intent": o.intent, "role": cmpOr(o.role, "any"), "signal": o.signal, "phrases": o.phrases,

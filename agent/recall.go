@@ -211,7 +211,7 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 	for _, o := range opts {
 		o(a)
 	}
-	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), dict: a.dict, wordnet: a.wordnet}
+	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), household: ofHousehold(skill.Params), dict: a.dict, wordnet: a.wordnet}
 	return a
 }
 
