@@ -1062,11 +1062,10 @@ func ofNamed(c *candidate, named []string) bool {
 // Without revisions (a dialogue of named people), only kept statements
 // supersede each other and none takes another's support.
 func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
-	revisedOnly, revisions, names, broad, topics, bears := lo.revisedOnly, lo.revisions, lo.names, lo.broad, lo.topics, lo.bears
 	filler := r.skill.Params.Markers["filler"]
 	revision := r.skill.Params.Markers["revision"].Words()
 	why := "the question asks about now"
-	if revisedOnly {
+	if lo.revisedOnly {
 		why = "the later one revises it"
 	}
 	// A revision need not share the question's words ("上线时间改到 6 月 6
@@ -1081,10 +1080,10 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	// "最近开始 intermittent fasting" is not about "cello 老师说…可以开始拉
 	// Bach" for sharing 开始, nor about a question's 最近.
 	when := slices.Concat(r.skill.Params.Markers["daypart"].Words(), r.skill.Params.Markers["present"].Words(), r.skill.Params.Markers["change"].Words())
-	sameSubjectExcept := append(slices.Clone(names), when...)
+	sameSubjectExcept := append(slices.Clone(lo.names), when...)
 	pool := slices.Clone(kept)
 	for _, c := range r.seen {
-		if revisions && !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
+		if lo.revisions && !in[c] && r.inScope(c) && countHits(strings.ToLower(c.ev.Content), revision) > 0 {
 			pool = append(pool, c)
 		}
 	}
@@ -1103,10 +1102,10 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			// Two kept statements that both bear out a question about now
 			// by their own words are on its subject, whatever words they
 			// share ("烟又抽上了" and "戒烟贴贴了十来天了 一根没抽").
-			both := bears != nil && in[b] && bears(a) && bears(b)
+			both := lo.bears != nil && in[b] && lo.bears(a) && lo.bears(b)
 			// A time of day two statements share is no subject ("每周四晚上"
 			// of a cello class and "晚上8点吃" of fasting).
-			if !(both || fa.topic != "" && fa.topic == fb.topic || r.shareTopic(a, b, topics) || shareTermLists(fa.terms, fb.terms, sameSubjectExcept)) {
+			if !(both || fa.topic != "" && fa.topic == fb.topic || r.shareTopic(a, b, lo.topics) || shareTermLists(fa.terms, fb.terms, sameSubjectExcept)) {
 				continue // not the same subject
 			}
 			if !in[b] {
@@ -1114,8 +1113,8 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 				// earlier statement's by more than the words of revising
 				// (推迟, moved), which any two revisions share.
 				if !shareTermLists(fb.terms, questionTerms, sameSubjectExcept) &&
-					(!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), names) ||
-						len(broad) > 0 && !slices.ContainsFunc(broad, func(w string) bool { return containsWord(strings.ToLower(b.ev.Content), w) })) {
+					(!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), lo.names) ||
+						len(lo.broad) > 0 && !slices.ContainsFunc(lo.broad, func(w string) bool { return containsWord(strings.ToLower(b.ev.Content), w) })) {
 					continue
 				}
 				if b.flags = r.flags(b); b.flags.excluded() != "" {
@@ -1127,12 +1126,12 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			// after "定在 5 月 30 号上线") announces its change as much as
 			// the change words do, when the two share a word that is more
 			// than a date's character (上线; not 月 or 号).
-			moved := revisedOnly && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) &&
-				countHits(strings.ToLower(b.ev.Content), revision) > 0 && shareWord(fa.terms, fb.terms, names)
+			moved := lo.revisedOnly && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) &&
+				countHits(strings.ToLower(b.ev.Content), revision) > 0 && shareWord(fa.terms, fb.terms, lo.names)
 			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change && !moved {
 				continue
 			}
-			if (revisedOnly || !in[b]) && countHits(strings.ToLower(b.ev.Content), revision) == 0 {
+			if (lo.revisedOnly || !in[b]) && countHits(strings.ToLower(b.ev.Content), revision) == 0 {
 				continue
 			}
 			gone[a] = true
@@ -1143,7 +1142,7 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			// The later statement answers what the earlier one did: it takes
 			// its rank and the support the earlier one gave the question.
 			b.rank = max(b.rank, a.rank)
-			if revisions {
+			if lo.revisions {
 				b.support = max(b.support, a.support)
 			}
 			r.note("set aside %s (%s): superseded by %s (%s), %s",
