@@ -110,7 +110,7 @@ func (r *run) observe() observation {
 	o.keywords = KeywordQuery(q)
 	for _, name := range sortedKeys(p.Topics) {
 		lex := p.Topics[name]
-		if countHits(lower, lex.Words()) == 0 {
+		if countHits(lower, lex.Words()) == 0 && countHits(lower, lex.Cues) == 0 {
 			continue
 		}
 		o.topics = append(o.topics, name)

@@ -163,6 +163,11 @@ type Lexicon struct {
 	// (宠物, pet) rather than one of its members (猫, dog); they also
 	// belong in ZH or EN. Only topics use them (relevance.support).
 	Generic []string `yaml:"generic"`
+	// Cues are words that reveal a topic in a question without being a
+	// thing of it (周末 for a pastime: "我周末一般干啥"): they find the
+	// topic, but a message holding one neither shares nor bears it out.
+	// Only topics use them (observe).
+	Cues []string `yaml:"cues"`
 }
 
 // Words returns the Chinese and English words together.

@@ -524,11 +524,32 @@ func TestTopicAsAWhole(t *testing.T) {
 		{"我退休后新添的爱好是啥", "买了个相机 佳能的 跟老同事学拍鸟 江边白鹭可多了"},
 		{"我平时通勤靠啥", "新公司在徐汇滨江 每天骑 e-bike 过去 十五分钟 不用挤地铁了"},
 		{"What sport have I picked up?", "joined a bouldering gym near the office, forearms are destroyed lol"},
+		{"我在哪个学校念书", "研一开学了 天天泡实验室 导师人还挺好 浙大紫金港是真的大"},
+		{"我考试考得怎么样", "雅思出分了 总分7 口语6.5 终于不用再刷了"},
+		{"我新东家是做什么的", "入职第一周 这家做跨境电商的 节奏快到飞起"},
+		{"我那个毛孩子叫啥来着", "楼下捡了只小橘猫 取名叫橘座 贼能吃"},
+		{"Where did I go on my last vacation?", "flew back from Bali last night, the hotel breakfast alone was worth the flight"},
 	} {
 		msgs := append([]storage.Message{said("m1", 20, tc.answer)}, offTopic("m3", 60, "m4", 30)...)
 		resp := recallDict(t, msgs, tc.question)
 		if got := citedIDs(resp); len(got) == 0 || got[0] != "m1" {
 			t.Errorf("%q: cited %v, want m1 first (notes %q)", tc.question, got, resp.Limits.Notes)
+		}
+	}
+}
+
+// TestTopicCues: a word that finds a topic in a question without being a
+// thing of it (周末, weekend for a pastime) does not let a message that
+// holds it bear out a question naming the topic as a whole.
+func TestTopicCues(t *testing.T) {
+	for _, tc := range []struct{ question, answer, cue string }{
+		{"What sport have I picked up?", "joined a bouldering gym near the office, forearms are destroyed lol", "lazy weekend, stayed in bed till noon and ordered pizza"},
+		{"我最近的爱好是啥", "最近迷上了打羽毛球 一周三次", "这个周末啥也没干 睡到中午"},
+	} {
+		msgs := []storage.Message{said("m1", 20, tc.answer), said("m2", 10, tc.cue)}
+		resp := recallDict(t, msgs, tc.question)
+		if got := citedIDs(resp); !slices.Contains(got, "m1") || slices.Contains(got, "m2") {
+			t.Errorf("%q: cited %v, want m1 and not m2 (notes %q)", tc.question, got, resp.Limits.Notes)
 		}
 	}
 }
