@@ -20,12 +20,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json, chats6.json and chats7.json:
-// Chinese-first bot chats, written blind)
+// blind to the code; chats5.json to chats8.json: Chinese-first bot
+// chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -94,6 +94,13 @@ var coreFloors = []string{
 	// embedder (.28 with the rules the session started from).
 	"chats7/hybrid:recall@10>=0.7", "chats7/agent:cited_recall>=0.25", "chats7/agent:absent_correct>=0.6",
 	"chats7/agent:forbidden_rate<=0.3",
+	// chats8 (five bot chats, one a group, written blind at the twentieth
+	// session's start by a helper who read neither code nor README nor
+	// the other suites' cases) reaches cited .41, absent .50 and forbidden
+	// .18 here with hashing; .47 with the default embedder and the rules
+	// the session started from, .49 with its topics.
+	"chats8/hybrid:recall@10>=0.4", "chats8/agent:cited_recall>=0.35", "chats8/agent:absent_correct>=0.45",
+	"chats8/agent:forbidden_rate<=0.25",
 	"leaks<=0",
 }
 
