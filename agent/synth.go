@@ -541,6 +541,83 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 	return false
 }
 
+// saidOfOthers reports whether content says a word of the question (a
+// key term, or a word of its intent or topics) of a third person and
+// never of its speaker: in some clause the nearest pronoun before the
+// word is 他, 她, he, she or they ("小林今天吃了口花生酥 她花生过敏"), and in
+// none is it 我 or I ("我芒果过敏"). Chat leaves the subject out, so a
+// clause with no pronoun before the word says nothing either way.
+func (rel relevance) saidOfOthers(content string) bool {
+	theirs := false
+	for _, clause := range clauses(strings.ToLower(content)) {
+		for _, w := range append(slices.Clone(rel.terms), rel.kind...) {
+			at := wordIndex(clause, w)
+			if at < 0 {
+				continue
+			}
+			switch personBefore(clause[:at]) {
+			case 3:
+				theirs = true
+			case 1:
+				return false
+			}
+		}
+	}
+	return theirs
+}
+
+// wordIndex is the index of the first occurrence of w in s on word
+// boundaries (containsWord's), or -1.
+func wordIndex(s, w string) int {
+	if w == "" {
+		return -1
+	}
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return -1
+		}
+		at := i + j
+		if boundary(s, at, true, w) && boundary(s, at+len(w), false, w) {
+			return at
+		}
+		i = at + 1
+	}
+	return -1
+}
+
+// notPronoun are words that hold 他 without meaning him (其他, 吉他).
+var notPronoun = []string{"其他", "吉他", "他乡", "利他"}
+
+// personBefore returns the person of the last personal pronoun in before
+// (lower case): 1 for the speaker's (我, I, my, we), 3 for someone else's
+// (他, 她, he, she, they), 0 when there is none.
+func personBefore(before string) int {
+	for _, w := range notPronoun {
+		before = strings.ReplaceAll(before, w, "")
+	}
+	last, person := -1, 0
+	for _, p := range []struct {
+		person     int
+		han, latin []string
+	}{
+		{1, []string{"我", "俺", "咱"}, []string{"i", "i'm", "i've", "my", "me", "we"}},
+		{3, []string{"他", "她"}, []string{"he", "she", "they", "he's", "she's", "they're", "his", "her", "their"}},
+	} {
+		for _, w := range p.han {
+			if i := strings.LastIndex(before, w); i > last {
+				last, person = i, p.person
+			}
+		}
+		for _, w := range p.latin {
+			if i := lastWord(before, w); i > last {
+				last, person = i, p.person
+			}
+		}
+	}
+	return person
+}
+
 // ownStatement reports whether a message by a speaker the question names
 // bears the question out (its terms but the names) in what it states:
 // a message whose terms are all in questions ("Love that purple color!
@@ -700,6 +777,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// The names the history gives the user's people the question asks
 	// about ("女儿朵朵四岁": 朵朵).
 	var theirNames []string
+	aboutSelf := o.people == "" && len(named) == 0 && firstPerson(r.question)
 	if o.people != "" && o.people == o.relation {
 		theirNames, _ = r.relationNames(o)
 	}
@@ -730,6 +808,12 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		// "上周六我带娃去哪儿了": the 她说 is 朵朵's).
 		if o.people != "" && c.flags.thirdParty && (r.ownClause(rel, c) || r.aboutRelation(rel, o.people, c) || countHits(strings.ToLower(c.ev.Content), theirNames) > 0) {
 			c.flags.thirdParty = false
+		}
+		// A question the user asks about themself ("我", "my") is not
+		// borne out by what a message says of him or her ("小敏…她花生过
+		// 敏", "Priya 更惨 她 vegetarian").
+		if aboutSelf && !c.flags.thirdParty && rel.saidOfOthers(c.ev.Content) {
+			c.flags.thirdParty = true
 		}
 		if why := c.flags.excluded(); why != "" {
 			r.note("set aside %s: %s", c.ev.MessageID, why)

@@ -553,3 +553,19 @@ func TestTopicCues(t *testing.T) {
 		}
 	}
 }
+
+// TestSaidOfOthers: a question the user asks about themself is not borne
+// out by what a message says of someone else by a pronoun (她花生过敏,
+// she's vegetarian), while the user's own clause in the same chat is.
+func TestSaidOfOthers(t *testing.T) {
+	for _, tc := range []struct{ question, own, theirs string }{
+		{"我有什么不能吃的", "同事带了芒果蛋糕 我芒果过敏 只能看着", "小林今天吃了口花生酥 她花生过敏 嘴都肿了 吓死"},
+		{"is there anything I can't eat?", "I'm allergic to shrimp, learned that the hard way", "lab mate Priya has it worse, she's allergic to gluten and the canteen is all bread"},
+	} {
+		msgs := []storage.Message{said("m1", 30, tc.own), said("m2", 10, tc.theirs)}
+		resp := recallDict(t, msgs, tc.question)
+		if got := citedIDs(resp); !slices.Contains(got, "m1") || slices.Contains(got, "m2") {
+			t.Errorf("%q: cited %v, want m1 and not m2 (notes %q)", tc.question, got, resp.Limits.Notes)
+		}
+	}
+}
