@@ -546,11 +546,17 @@ func TestTopicCues(t *testing.T) {
 		{"What sport have I picked up?", "joined a bouldering gym near the office, forearms are destroyed lol", "lazy weekend, stayed in bed till noon and ordered pizza"},
 		{"我最近的爱好是啥", "最近迷上了打羽毛球 一周三次", "这个周末啥也没干 睡到中午"},
 	} {
-		msgs := []storage.Message{said("m1", 20, tc.answer), said("m2", 10, tc.cue)}
-		resp := recallDict(t, msgs, tc.question)
-		if got := citedIDs(resp); !slices.Contains(got, "m1") || slices.Contains(got, "m2") {
-			t.Errorf("%q: cited %v, want m1 and not m2 (notes %q)", tc.question, got, resp.Limits.Notes)
-		}
+		citesOneNotOther(t, tc.question, said("m1", 20, tc.answer), said("m2", 10, tc.cue))
+	}
+}
+
+// citesOneNotOther checks that the question, asked of the two messages,
+// cites the first (m1) and not the second (m2).
+func citesOneNotOther(t *testing.T, question string, m1, m2 storage.Message) {
+	t.Helper()
+	resp := recallDict(t, []storage.Message{m1, m2}, question)
+	if got := citedIDs(resp); !slices.Contains(got, m1.ID) || slices.Contains(got, m2.ID) {
+		t.Errorf("%q: cited %v, want %s and not %s (notes %q)", question, got, m1.ID, m2.ID, resp.Limits.Notes)
 	}
 }
 
@@ -562,10 +568,6 @@ func TestSaidOfOthers(t *testing.T) {
 		{"我有什么不能吃的", "同事带了芒果蛋糕 我芒果过敏 只能看着", "小林今天吃了口花生酥 她花生过敏 嘴都肿了 吓死"},
 		{"is there anything I can't eat?", "I'm allergic to shrimp, learned that the hard way", "lab mate Priya has it worse, she's allergic to gluten and the canteen is all bread"},
 	} {
-		msgs := []storage.Message{said("m1", 30, tc.own), said("m2", 10, tc.theirs)}
-		resp := recallDict(t, msgs, tc.question)
-		if got := citedIDs(resp); !slices.Contains(got, "m1") || slices.Contains(got, "m2") {
-			t.Errorf("%q: cited %v, want m1 and not m2 (notes %q)", tc.question, got, resp.Limits.Notes)
-		}
+		citesOneNotOther(t, tc.question, said("m1", 30, tc.own), said("m2", 10, tc.theirs))
 	}
 }
