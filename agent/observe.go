@@ -459,24 +459,26 @@ func countHits(lower string, lex []string) int {
 
 // containsWord reports whether w occurs in s, on word boundaries when w
 // starts or ends with a Latin letter or digit.
-func containsWord(s, w string) bool {
+func containsWord(s, w string) bool { return wordIndex(s, w) >= 0 }
+
+// wordIndex is the index of the first occurrence of w in s on
+// containsWord's boundaries, or -1.
+func wordIndex(s, w string) int {
 	if w == "" {
-		return false
+		return -1
 	}
-	for i := 0; ; {
+	for i := 0; i < len(s); {
 		j := strings.Index(s[i:], w)
 		if j < 0 {
-			return false
+			return -1
 		}
-		start, end := i+j, i+j+len(w)
-		if boundary(s, start, true, w) && boundary(s, end, false, w) {
-			return true
+		at := i + j
+		if boundary(s, at, true, w) && boundary(s, at+len(w), false, w) {
+			return at
 		}
-		i = start + 1
-		if i >= len(s) {
-			return false
-		}
+		i = at + 1
 	}
+	return -1
 }
 
 func boundary(s string, at int, before bool, w string) bool {

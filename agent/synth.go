@@ -566,26 +566,6 @@ func (rel relevance) saidOfOthers(content string) bool {
 	return theirs
 }
 
-// wordIndex is the index of the first occurrence of w in s on word
-// boundaries (containsWord's), or -1.
-func wordIndex(s, w string) int {
-	if w == "" {
-		return -1
-	}
-	for i := 0; i < len(s); {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return -1
-		}
-		at := i + j
-		if boundary(s, at, true, w) && boundary(s, at+len(w), false, w) {
-			return at
-		}
-		i = at + 1
-	}
-	return -1
-}
-
 // notPronoun are words that hold 他 without meaning him (其他, 吉他).
 var notPronoun = []string{"其他", "吉他", "他乡", "利他"}
 
