@@ -548,9 +548,10 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 // none is it 我 or I ("我芒果过敏"). Chat leaves the subject out, so a
 // clause with no pronoun before the word says nothing either way.
 func (rel relevance) saidOfOthers(content string) bool {
+	words := append(slices.Clone(rel.terms), rel.kind...)
 	theirs := false
 	for _, clause := range clauses(strings.ToLower(content)) {
-		for _, w := range append(slices.Clone(rel.terms), rel.kind...) {
+		for _, w := range words {
 			at := wordIndex(clause, w)
 			if at < 0 {
 				continue
