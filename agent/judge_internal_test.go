@@ -789,6 +789,19 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 	}
 }
 
+// TestKeyTermsAskingPhrase: a hyphenated asking word is blanked whole, so
+// its parts do not become terms ("go" of go-to would bear out "going").
+func TestKeyTermsAskingPhrase(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := keyTerms("what's my go-to comfort dish", askingWords(sk.Params))
+	if slices.Contains(got, "go") || !slices.Contains(got, stem("comfort")) {
+		t.Errorf("keyTerms = %q, want comfort and no go", got)
+	}
+}
+
 func TestNegated(t *testing.T) {
 	for _, tc := range []struct {
 		text string

@@ -28,7 +28,9 @@ func keyTerms(question string, filler Lexicon) []string {
 	fillerEN := map[string]bool{}
 	for _, f := range filler.EN {
 		f = strings.ToLower(f)
-		if strings.Contains(f, " ") {
+		// A phrase ("at the moment", "go-to") is blanked as a whole: its
+		// parts alone are words of their own ("go", "moment").
+		if strings.ContainsAny(f, " -") {
 			lower = replaceWord(lower, f)
 			continue
 		}
