@@ -529,6 +529,8 @@ func TestTopicAsAWhole(t *testing.T) {
 		{"我新东家是做什么的", "入职第一周 这家做跨境电商的 节奏快到飞起"},
 		{"我那个毛孩子叫啥来着", "楼下捡了只小橘猫 取名叫橘座 贼能吃"},
 		{"Where did I go on my last vacation?", "flew back from Bali last night, the hotel breakfast alone was worth the flight"},
+		{"家里啥东西出毛病了", "热水器又坏了 洗了个冷水澡 明天叫师傅上门"},
+		{"what broke at home?", "the washing machine stopped working mid-cycle, water all over the floor"},
 	} {
 		msgs := append([]storage.Message{said("m1", 20, tc.answer)}, offTopic("m3", 60, "m4", 30)...)
 		resp := recallDict(t, msgs, tc.question)
