@@ -774,6 +774,7 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		{"我带娃去哪儿了", []string{"带娃"}, []string{"儿"}},
 		{"我现在住深圳哪边", []string{"深圳"}, []string{"边"}},
 		{"娃要去哪所幼儿园", []string{"幼儿"}, []string{"所"}},
+		{"挂车年审那个事前前后后咋样了", []string{"挂车", "年审"}, []string{"事前", "前后", "后后"}},
 	} {
 		got := keyTerms(tc.q, filler)
 		for _, w := range tc.want {

@@ -245,8 +245,17 @@ func (rel relevance) support(e queryapi.Evidence, idf map[string]float64, credit
 	if len(rel.evidence) == 0 {
 		return rel.generic(text)
 	}
+	// A message without Chinese is judged by the terms it can hold: a
+	// Chinese term with no English word and no kind to name it cannot be
+	// in it in any form ("pitched Lantern Hollow to a publisher" for
+	// "Lantern Hollow 跟发行商谈得怎么样了": 谈 and 得 are no evidence either
+	// way).
+	latin := !strings.ContainsFunc(e.Content, isCJK)
 	var have, all float64
 	for _, t := range rel.evidence {
+		if latin && isCJKString(t) && len(rel.alts[t]) == 0 && rel.kindTerms[t] == nil {
+			continue
+		}
 		all += idf[t]
 		if rel.hasIn(e, text, t) {
 			have += idf[t]

@@ -573,3 +573,13 @@ func TestSaidOfOthers(t *testing.T) {
 		citesOneNotOther(t, tc.question, said("m1", 30, tc.own), said("m2", 10, tc.theirs))
 	}
 }
+
+// TestSupportInEnglishMessage: a message without Chinese is judged by the
+// question's terms it can hold, so a mixed question whose Chinese words
+// have no English ones (谈, 得) is borne out by the English message that
+// names its subject.
+func TestSupportInEnglishMessage(t *testing.T) {
+	citesOneNotOther(t, "Lantern Hollow 跟发行商谈得怎么样了",
+		said("m1", 30, "pitched Lantern Hollow to a publisher today, they want a vertical slice by July"),
+		said("m2", 10, "lunch at the hawker centre again, chicken rice is life"))
+}
