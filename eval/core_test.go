@@ -20,12 +20,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json to chats8.json: Chinese-first bot
+// blind to the code; chats5.json to chats9.json: Chinese-first bot
 // chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -101,6 +101,14 @@ var coreFloors = []string{
 	// the session started from, .49 with its topics.
 	"chats8/hybrid:recall@10>=0.4", "chats8/agent:cited_recall>=0.35", "chats8/agent:absent_correct>=0.45",
 	"chats8/agent:forbidden_rate<=0.25",
+	// chats9 (a truck driver, a Guangzhou senior writing Cantonese, a
+	// Singapore game developer, a Taiwanese teacher writing traditional
+	// characters and a board-game club's group; written blind at the
+	// twenty-first session's start) reaches cited .38, absent 1.0 and
+	// forbidden .04 here with hashing; .39 with the default embedder and
+	// the rules the session started from, .42 at its end.
+	"chats9/hybrid:recall@10>=0.55", "chats9/agent:cited_recall>=0.3", "chats9/agent:absent_correct>=0.65",
+	"chats9/agent:forbidden_rate<=0.2",
 	"leaks<=0",
 }
 
