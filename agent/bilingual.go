@@ -60,13 +60,30 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 	// that sense. A single character stands for the word only when it is
 	// its first sense (猫 for cat, not 影 for movie): alone it matches
 	// inside other words.
-	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) {
+	words := strings.FieldsFunc(lower, func(r rune) bool { return !isWordRune(r) || isCJK(r) })
+	for i, w := range words {
 		w = strings.TrimSuffix(strings.Trim(w, "'"), "'s")
 		t := stem(w)
 		if !slices.Contains(terms, t) {
 			continue
 		}
-		for _, form := range singulars(w) {
+		forms := lookupForms(w)
+		if d.Whole(w) {
+			// A word that is a sense as it stands (tired: 累, glasses:
+			// 眼镜) is not read as its base (tire, glass).
+			forms = append([]string{w}, forms...)
+		}
+		if i+1 < len(words) {
+			// A verb with its particle, when that is a sense (listen to:
+			// 听, give up: 放弃), before the verb alone.
+			for _, f := range forms {
+				if p := f + " " + strings.Trim(words[i+1], "'"); d.Whole(p) {
+					forms = append([]string{p}, forms...)
+					break
+				}
+			}
+		}
+		for _, form := range forms {
 			zh := d.Chinese(form)
 			if len(zh) == 0 {
 				continue
@@ -79,7 +96,10 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 				}
 				add(t, []string{z})
 			}
-			break
+			if !strings.Contains(form, " ") {
+				// The phrase's words come with the word's own.
+				break
+			}
 		}
 	}
 	if len(out) == 0 {
@@ -88,10 +108,14 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 	return out
 }
 
-// singulars are the forms of an English word to look up, those without
-// a plural ending first (movies → movy, movie, movi, movie, movies: the
-// first the dictionary knows is used).
-func singulars(w string) []string {
+// lookupForms are the forms of an English word to look up in the
+// dictionary, the base forms first (movies → movy, movie, movi, movies;
+// driving → drive, driv, driving; stopped → stop, stopp, stopped;
+// favourite → favourite, favorite; not four or hour): the first the dictionary knows is
+// used. The dictionary lists verbs by their base form only, so a question
+// in the past tense or the -ing form would otherwise find nothing, or the
+// one rare compound that names the form (driving → 醉酒驾车).
+func lookupForms(w string) []string {
 	var out []string
 	if s, ok := strings.CutSuffix(w, "ies"); ok && len(s) >= 2 {
 		out = append(out, s+"y")
@@ -102,8 +126,43 @@ func singulars(w string) []string {
 	if s, ok := strings.CutSuffix(w, "s"); ok && len(s) >= 3 && !strings.HasSuffix(w, "ss") {
 		out = append(out, s)
 	}
-	return append(out, w)
+	if s, ok := strings.CutSuffix(w, "ied"); ok && len(s) >= 2 {
+		out = append(out, s+"y")
+	}
+	for _, suf := range []string{"ing", "ed"} {
+		if s, ok := strings.CutSuffix(w, suf); ok && len(s) >= 3 && strings.ContainsAny(s, "aeiouy") {
+			out = append(out, verbBases(s)...)
+		}
+	}
+	out = append(out, w)
+	// British spelling: the dictionary writes favorite, color, flavor.
+	if i := strings.LastIndex(w, "our"); i >= 3 {
+		for _, f := range slices.Clone(out) {
+			if j := strings.LastIndex(f, "our"); j > 0 {
+				out = append(out, f[:j]+"or"+f[j+3:])
+			}
+		}
+	}
+	return out
 }
+
+// verbBases are the base forms a stem left by -ing or -ed may come from:
+// a doubled last consonant undone (stopp → stop), an e restored after a
+// single vowel and consonant (driv → drive, us → use), or the stem itself
+// (listen, read, sing).
+func verbBases(s string) []string {
+	n := len(s)
+	last, prev := s[n-1], s[n-2]
+	if last == prev && !isVowel(last) && last != 'l' && last != 's' {
+		return []string{s[:n-1], s}
+	}
+	if !isVowel(last) && !strings.ContainsRune("wxy", rune(last)) && isVowel(prev) && (n < 3 || !isVowel(s[n-3])) {
+		return []string{s + "e", s}
+	}
+	return []string{s}
+}
+
+func isVowel(b byte) bool { return strings.IndexByte("aeiou", b) >= 0 }
 
 // has reports whether text (lower case) has term t, in the question's
 // language or the other (relevance.alts): an English word whole (cat, not

@@ -436,6 +436,13 @@ func TestTranslations(t *testing.T) {
 		{"我看的书", []string{"书"}, map[string][]string{"书": {"book"}}},
 		{"Do I have a cat?", []string{"cat"}, map[string][]string{"cat": {"猫只", "猫", "家猫", "狸猫"}}},
 		{"我有驾照吗？", []string{"有驾"}, nil},
+		// The dictionary lists verbs by their base form, and a verb with
+		// its particle as a sense of its own (听 is "to listen to");
+		// driving alone is only the end of "drunk driving".
+		{"What do I listen to while driving?", []string{"listen", "driv"}, map[string][]string{"listen": {"听"}, "driv": {"驾驶"}}},
+		{"I'd give up my favourite colour", []string{"give", "favourite", "colour"}, map[string][]string{"give": {"放弃"}, "favourite": {"最喜爱"}, "colour": {"颜色"}}},
+		// A word that is a sense as it stands is not read as its base.
+		{"Was I tired?", []string{"tired"}, map[string][]string{"tired": {"劳累", "累"}}},
 	} {
 		got := translations(d, tc.question, tc.terms)
 		if diff := cmp.Diff(tc.want, got); diff != "" {

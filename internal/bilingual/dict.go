@@ -54,6 +54,10 @@ type Dict struct {
 // sep joins the words of one value.
 const sep = "\x1f"
 
+// headOnly opens the value of an English word that is no sense of its
+// own, only the last word of two-word ones (Whole).
+const headOnly = "\x1e"
+
 // Load reads File from dir.
 func Load(dir string) (*Dict, error) {
 	f, err := os.Open(filepath.Join(dir, File))
@@ -158,6 +162,11 @@ func Parse(r io.Reader) (*Dict, error) {
 			if c.plain && !slices.Contains(out, c.zh) {
 				out = append(out, c.zh)
 			}
+		}
+		if cs[0].rank >= 1000 {
+			// Only as the last word of two-word senses (driving of
+			// drunk driving): marked for Whole.
+			out[0] = headOnly + out[0]
 		}
 		chineseWords[en] = out
 	}
@@ -277,7 +286,18 @@ func (d *Dict) Chinese(en string) []string {
 	if d == nil {
 		return nil
 	}
-	return split(d.chinese[strings.ToLower(en)])
+	return split(strings.TrimPrefix(d.chinese[strings.ToLower(en)], headOnly))
+}
+
+// Whole reports whether the English word or phrase en (lower case) is a
+// sense of some Chinese word by itself (tired: 累), not only the last word
+// of two-word senses (driving, of drunk driving and smart driving).
+func (d *Dict) Whole(en string) bool {
+	if d == nil {
+		return false
+	}
+	v := d.chinese[strings.ToLower(en)]
+	return v != "" && !strings.HasPrefix(v, headOnly)
 }
 
 // Len is the number of Chinese words with senses.
@@ -323,7 +343,7 @@ func words(sense string) (whole, head string) {
 		return fs[0], ""
 	}
 	switch fs[1] {
-	case "oneself", "himself", "herself", "itself", "up", "out", "off", "down", "in", "on", "over", "away", "back", "it", "one", "person", "people", "thing", "things", "about", "of", "with", "for", "at", "by", "from", "into":
+	case "oneself", "himself", "herself", "itself", "up", "out", "off", "down", "in", "on", "over", "away", "back", "it", "one", "person", "people", "thing", "things", "about", "of", "with", "for", "at", "by", "from", "into", "to":
 		return fs[0] + " " + fs[1], ""
 	}
 	return fs[0] + " " + fs[1], fs[1]

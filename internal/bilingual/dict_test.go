@@ -90,6 +90,20 @@ func TestChinese(t *testing.T) {
 	}
 }
 
+// TestWhole: an English word is a sense of its own, or only the last word
+// of two-word ones (pet of "house pet", driving of "drunk driving").
+func TestWhole(t *testing.T) {
+	d := loadMini(t)
+	for en, want := range map[string]bool{"cat": true, "tired": true, "listen to": true, "give up": true, "Dinner": true, "pet": false, "driving": false, "listen": false, "nothing": false} {
+		if got := d.Whole(en); got != want {
+			t.Errorf("Whole(%q) = %v, want %v", en, got, want)
+		}
+	}
+	if got := d.Chinese("driving"); !slices.Equal(got, []string{"醉酒驾车"}) {
+		t.Errorf("Chinese(driving) = %q, want [醉酒驾车]", got)
+	}
+}
+
 func TestSegment(t *testing.T) {
 	d := loadMini(t)
 	for text, want := range map[string][]string{
