@@ -138,6 +138,8 @@ func TestPresentTense(t *testing.T) {
 		{"我还抽烟吗？", true},
 		{"你还记得我住哪吗？", false},
 		{"我是喝咖啡还是喝茶？", false},
+		{"我還抽菸嗎？", true},
+		{"你還記得我住哪嗎？", false},
 		{"do i still smoke?", true},
 		{"where did i live?", false},
 	} {
@@ -782,6 +784,11 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		{"我现在住深圳哪边", []string{"深圳"}, []string{"边"}},
 		{"娃要去哪所幼儿园", []string{"幼儿"}, []string{"所"}},
 		{"挂车年审那个事前前后后咋样了", []string{"挂车", "年审"}, []string{"事前", "前后", "后后"}},
+		// Cantonese and traditional characters write their own function
+		// words and asking phrases.
+		{"我作息咩样嘅", []string{"作息"}, []string{"咩样", "样嘅", "息咩"}},
+		{"我喺边度返工", []string{"返工"}, []string{"边度", "我喺", "度返"}},
+		{"你還記得我養的寵物叫什麼嗎", []string{"寵物"}, []string{"記得", "還記", "什麼", "物叫"}},
 	} {
 		got := keyTerms(tc.q, filler)
 		for _, w := range tc.want {

@@ -286,6 +286,37 @@ func (tc judgeCase) check(t *testing.T, a *agent.Agent, user, now string) {
 	})
 }
 
+// TestCantoneseAndTraditional: a question in Cantonese (依家 now, 唔 not,
+// 咩 what) or in traditional characters (現在, 還) asks about the present
+// as its simplified Mandarin twin does, and a later statement that denies
+// the earlier one in those words supersedes it. Liking two things (钟意)
+// makes no one subject of them.
+func TestCantoneseAndTraditional(t *testing.T) {
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 20, 0, 0, 0, time.UTC) }
+	msgs := func(id string, texts ...string) []storage.Message {
+		var out []storage.Message
+		for i, text := range texts {
+			out = append(out, storage.Message{ID: fmt.Sprintf("%s%d", id, i+1), Role: "user", SenderID: "5", SenderName: "阿欣", ConversationID: "p", CreatedAt: day(time.Month(1+3*i), 10), Content: text})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		user     string
+		messages []storage.Message
+		jc       judgeCase
+	}{
+		{"qq:51", msgs("k", "我目标系浙江大学法律 屋企人都好支持", "谂清楚咗 唔读法律啦 改成读会计"),
+			judgeCase{name: "Cantonese now", question: "我依家目标系咩专业", cited: []string{"k2"}, forbidden: []string{"k1"}, note: "superseded by k2"}},
+		{"qq:52", msgs("d", "我最钟意嘅糖水系杨枝甘露", "唔想再做销售啦 改成做设计 我钟意画嘢"),
+			judgeCase{name: "liking is no subject", question: "我最钟意嘅糖水系咩", cited: []string{"d1"}, forbidden: []string{"d2"}}},
+		{"qq:53", msgs("w", "每天騎機車上下班 大概二十分鐘", "機車賣掉了 現在搭捷運上班"),
+			judgeCase{name: "traditional now", question: "我現在每天怎麼去上班", cited: []string{"w2"}, forbidden: []string{"w1"}, note: "superseded by w2"}},
+	} {
+		a := agent.New(serviceWith(t, tc.user, tc.messages), mustSkill(t))
+		tc.jc.check(t, a, tc.user, "2026-08-20T12:00:00Z")
+	}
+}
+
 // TestPresentOfTopic: for a question about now that names a topic
 // (乐器), a later statement that announces a change of something else
 // ("最近开始 intermittent fasting") is not on its subject and supersedes

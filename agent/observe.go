@@ -258,17 +258,21 @@ func presentTense(lower string, present Lexicon) bool {
 	if countHits(lower, present.Words()) > 0 {
 		return true
 	}
-	for i := 0; ; {
-		j := strings.Index(lower[i:], "还")
-		if j < 0 {
-			return false
+	// 还 (traditional 還) is still, unless it opens 还记得 or 还是.
+	for _, still := range []string{"还", "還"} {
+		for i := 0; ; {
+			j := strings.Index(lower[i:], still)
+			if j < 0 {
+				break
+			}
+			at := i + j + len(still)
+			if rest := lower[at:]; !strings.HasPrefix(rest, "记") && !strings.HasPrefix(rest, "記") && !strings.HasPrefix(rest, "是") {
+				return true
+			}
+			i = at
 		}
-		at := i + j + len("还")
-		if !strings.HasPrefix(lower[at:], "记") && !strings.HasPrefix(lower[at:], "是") {
-			return true
-		}
-		i = at
 	}
+	return false
 }
 
 // realQuestion returns the clause after the last turn marker of a question

@@ -14,8 +14,11 @@ import (
 	"github.com/recalld/recalld/queryapi"
 )
 
-// stopChars carry no topic in a Chinese question.
-const stopChars = "的了是我你他她它在有和就不也都吗呢吧啊么什怎这那个们呀哦嗯还又被把给跟与及或很太更最哪谁"
+// stopChars carry no topic in a Chinese question. Cantonese writes its own (嘅 的, 咗 了, 唔 不, 咩 什么, 佢 他, 喺 在, 啲
+// 些, 嗰 那, 冇 没有), and traditional characters give their forms (這 個 們
+// 還 與 給 嗎 麼 誰).
+const stopChars = "的了是我你他她它在有和就不也都吗呢吧啊么什怎这那个们呀哦嗯还又被把给跟与及或很太更最哪谁" +
+	"嘅咗唔咩佢嘢啲喺嗰乜咁哋冇" + "這個們還與給嗎麼誰"
 
 // keyTerms returns the question's content terms: English words (stop words
 // and fillers dropped, lightly stemmed) and Chinese bigrams of the runs left
@@ -1155,7 +1158,10 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	// Words that say when or that something changed are no subject either:
 	// "最近开始 intermittent fasting" is not about "cello 老师说…可以开始拉
 	// Bach" for sharing 开始, nor about a question's 最近.
-	when := slices.Concat(r.skill.Params.Markers["daypart"].Words(), r.skill.Params.Markers["present"].Words(), r.skill.Params.Markers["change"].Words())
+	// Nor is liking: "我最钟意嘅糖水系双皮奶" and "改成计算机…钟意写code" are
+	// not about one thing for both liking something.
+	when := slices.Concat(r.skill.Params.Markers["daypart"].Words(), r.skill.Params.Markers["present"].Words(), r.skill.Params.Markers["change"].Words(),
+		r.skill.Params.Intents["preference"].Words())
 	sameSubjectExcept := append(slices.Clone(lo.names), when...)
 	pool := slices.Clone(kept)
 	for _, c := range r.seen {
@@ -1364,7 +1370,7 @@ func (r *run) termsNoRevisions(c *candidate, revision []string, filler Lexicon) 
 
 // negations are the words that deny what a statement says ("zero pain" and
 // "no pain" deny the pain "still limping" gave).
-var negations = []string{"不", "没", "别", "无法", "不能", "not", "n't", "never", "no longer", "don't", "can't", "cannot", "no", "zero", "without"}
+var negations = []string{"不", "没", "别", "无法", "不能", "沒", "別", "無法", "唔", "冇", "not", "n't", "never", "no longer", "don't", "can't", "cannot", "no", "zero", "without"}
 
 func negated(text string) bool {
 	return countHits(strings.ToLower(text), negations) > 0
