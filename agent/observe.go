@@ -636,24 +636,27 @@ func isQuestionWord(w string) bool {
 
 var (
 	isoDateRE = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
-	// lastWeekdayRE: 上周六, 上个星期三, 上礼拜天; lastWeekendRE: 上周末,
+	// lastWeekdayRE: 上周六, 上个星期三, 上礼拜天, 上週六; lastWeekendRE: 上周末,
 	// 上个周末, last weekend; enLastDayRE: last Saturday.
-	lastWeekdayRE = regexp.MustCompile(`上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])`)
-	lastWeekendRE = regexp.MustCompile(`(?i)上(?:个)?周末|\blast weekend\b`)
-	lastMonthRE   = regexp.MustCompile(`(?i)上个?月|\blast month\b`)
-	thisYearRE    = regexp.MustCompile(`(?i)今年(?:以来)?|\b(?:so far )?this year\b`)
-	enLastDayRE   = regexp.MustCompile(`(?i)\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
-	zhDateRE      = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
-	enMonthRE     = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
-	enDayMonthRE  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
-	monthByName   = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+	lastWeekdayRE = regexp.MustCompile(`上(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])`)
+	lastWeekendRE = regexp.MustCompile(`(?i)上(?:个|個)?(?:周|週)末|\blast weekend\b`)
+	// lastWeekRE: 上周, 上个礼拜, 上週, last week, read after the two
+	// above (上周六 and 上周末 name days of it).
+	lastWeekRE   = regexp.MustCompile(`(?i)上(?:个|個)?(?:周|週|星期|礼拜|禮拜)|\blast week\b`)
+	lastMonthRE  = regexp.MustCompile(`(?i)上个?月|\blast month\b`)
+	thisYearRE   = regexp.MustCompile(`(?i)今年(?:以来)?|\b(?:so far )?this year\b`)
+	enLastDayRE  = regexp.MustCompile(`(?i)\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
+	zhDateRE     = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
+	enMonthRE    = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
+	enDayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
+	monthByName  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 // withoutDates blanks the dates, months and days explicitDates reads in q
 // ("on 9 November, 2022", "2026年3月5日", "上周末", "last Friday", "上个月";
 // not "may" alone, usually the verb).
 func withoutDates(q string) string {
-	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE, lastWeekdayRE, lastWeekendRE, enLastDayRE, lastMonthRE} {
+	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE, lastWeekdayRE, lastWeekendRE, lastWeekRE, enLastDayRE, lastMonthRE} {
 		q = re.ReplaceAllString(q, " ")
 	}
 	return enMonthRE.ReplaceAllStringFunc(q, func(m string) string {
@@ -747,6 +750,12 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	if lastWeekendRE.MatchString(q) {
 		sat := monday.AddDate(0, 0, -2)
 		return timeWindow{since: sat.Add(-12 * time.Hour), until: sat.AddDate(0, 0, 2).Add(12 * time.Hour)}, true
+	}
+	// Last week (上周, last week): from the Monday of the week before this
+	// one to today, since what was done last week is often told this week
+	// ("上周体检了…" on a Tuesday).
+	if lastWeekRE.MatchString(q) {
+		return timeWindow{since: monday.AddDate(0, 0, -7).Add(-12 * time.Hour), until: today.AddDate(0, 0, 1).Add(12 * time.Hour)}, true
 	}
 	// Last month (上个月): the calendar month before this one.
 	if lastMonthRE.MatchString(q) {

@@ -326,7 +326,7 @@ func (or *offlineRun) hybrid(ctx context.Context) error {
 	if expand <= 0 {
 		weights.Neighbor = 0
 	}
-	hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(r.question, time.Time{}), queryapi.HybridOptions{
+	hits, err := queryapi.Hybrid(ctx, counted{r}, ParseQuestion(r.question, r.now), queryapi.HybridOptions{
 		Limit: p.Limits.Candidates, Candidates: p.Limits.Candidates, Weights: weights, Filter: or.filter(), Expand: expand,
 		Similarities: func(sims []queryapi.Evidence) { r.similar(sims) },
 		Contextual:   func(hits, plain []queryapi.Evidence) { or.contextual = byContextGain(hits, plain) },

@@ -312,6 +312,12 @@ func TestExplicitDates(t *testing.T) {
 		{"What did Joanna finish last Friday on 23 January, 2022?", d(2022, 1, 23).Add(-12 * time.Hour), d(2022, 1, 24).Add(12 * time.Hour)}, // the date wins
 		{"我今年看过哪几部电影？", d(2026, 1, 1).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
 		{"Which field sites have I been to so far this year?", d(2026, 1, 1).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		// Last week: from the Monday before this week's to today.
+		{"上周模考我考了多少", d(2026, 5, 11).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"上个礼拜我进了多少货", d(2026, 5, 11).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"What did I photograph last week?", d(2026, 5, 11).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"上週六去了哪", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 17).Add(12 * time.Hour)},
+		{"上個週末幹嘛了", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 18).Add(12 * time.Hour)},
 		{"Which gig did I go to last month?", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
 		{"上个月我去了几次健身房", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
 		{"May I ask what I like?", time.Time{}, time.Time{}},
@@ -337,6 +343,8 @@ func TestWithoutDates(t *testing.T) {
 		"上周末我都干了些啥":                                         nil,
 		"上周六我在哪吃的饭":                                         {"吃"},
 		"What did I cook last Friday?":                      {"cook"},
+		"上个礼拜我进了多少牛油":                                       {"牛油"},
+		"What did I photograph last week?":                  {"photograph"},
 	} {
 		got := keyTerms(withoutDates(q), Lexicon{})
 		for _, w := range want {
@@ -345,7 +353,7 @@ func TestWithoutDates(t *testing.T) {
 			}
 		}
 		for _, w := range got {
-			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" || w == "friday" || strings.ContainsAny(w, "今年周末六") {
+			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" || w == "friday" || w == "week" || strings.ContainsAny(w, "今年周末六礼拜") {
 				t.Errorf("keyTerms(withoutDates(%q)) = %q: the date is left (%q)", q, got, w)
 			}
 		}

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -583,3 +584,44 @@ func TestSupportInEnglishMessage(t *testing.T) {
 		said("m1", 30, "pitched Lantern Hollow to a publisher today, they want a vertical slice by July"),
 		said("m2", 10, "lunch at the hawker centre again, chicken rice is life"))
 }
+
+// TestSearchesInTheQuestionsTime: every search a recall runs reads a
+// relative date (上周六, last week) against the request's now, not the
+// clock: the fused search did not, and looked for last Saturday in the
+// week before the server's today.
+func TestSearchesInTheQuestionsTime(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 5, d, 15, 0, 0, 0, time.UTC) }
+	svc := serviceWith(t, "qq:61", []storage.Message{
+		{ID: "m1", Role: "user", SenderID: "61", SenderName: "小林", ConversationID: "p", CreatedAt: day(2), Content: "周六去西湖边骑车了"},
+		{ID: "m2", Role: "user", SenderID: "61", SenderName: "小林", ConversationID: "p", CreatedAt: day(16), Content: "今天周六 带爸妈去灵隐寺烧香"},
+	})
+	now := "2026-05-20T12:00:00Z"
+	for _, q := range []string{"上周六我去哪了", "Where did I go last week?"} {
+		resp, err := agent.New(svc, mustSkill(t)).Recall(t.Context(), "qq:61", agent.Request{Question: q,
+			Context: agent.RequestContext{Now: now}, Options: agent.Options{Trace: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		windows := 0
+		for _, s := range resp.Trace {
+			if s.Phase != "decide" {
+				continue
+			}
+			var args struct {
+				Filter struct{ Since, Until time.Time } `json:"filter"`
+			}
+			raw, _ := json.Marshal(s.Arguments)
+			if json.Unmarshal(raw, &args) != nil || args.Filter.Since.IsZero() {
+				continue
+			}
+			windows++
+			if args.Filter.Since.After(day(20)) || args.Filter.Until.Before(day(10)) {
+				t.Errorf("%q: %s searched %v..%v, not around the week before %s", q, s.Tool, args.Filter.Since, args.Filter.Until, now)
+			}
+		}
+		if windows == 0 {
+			t.Errorf("%q: no search in a window", q)
+		}
+	}
+}
+
