@@ -624,4 +624,3 @@ func TestSearchesInTheQuestionsTime(t *testing.T) {
 		}
 	}
 }
-
