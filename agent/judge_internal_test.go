@@ -38,7 +38,7 @@ func TestRealQuestion(t *testing.T) {
 
 func TestAfterPreamble(t *testing.T) {
 	filler := Lexicon{ZH: []string{"你还记得", "记得", "什么", "吗"}, EN: []string{"remember"}}
-	reference := Lexicon{ZH: []string{"跟你说过"}, EN: []string{"told you"}}
+	reference := Lexicon{ZH: []string{"跟你说过", "那个事", "这事"}, EN: []string{"told you"}}
 	for _, tc := range []struct {
 		q, want string
 		ok      bool
@@ -54,6 +54,9 @@ func TestAfterPreamble(t *testing.T) {
 		{"今天好累。帮我想想晚饭吃什么。", "帮我想想晚饭吃什么。", true},   // asks by its words
 		{"今天好累。帮我想想晚饭。", "今天好累。帮我想想晚饭。", false},   // asks nothing
 		{"今晚跟老同事聚餐 我吃的喝的要注意啥", "我吃的喝的要注意啥", true}, // a space ends a Chinese clause
+		// A sentence that names the matter asked about is part of the question.
+		{"今天累死了 搬店那个事从签合同到开业 中间出了啥岔子", "搬店那个事从签合同到开业 中间出了啥岔子", true},
+		{"俩娃上幼儿园这事折腾了好几个月 最后咋样了", "俩娃上幼儿园这事折腾了好几个月 最后咋样了", true},
 		{"Version 3.5 shipped. Which release had the login bug?", "Which release had the login bug?", true},
 		// A sentence after the question that asks nothing is its reason.
 		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},
