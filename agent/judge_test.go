@@ -311,6 +311,9 @@ func TestCantoneseAndTraditional(t *testing.T) {
 			judgeCase{name: "liking is no subject", question: "我最钟意嘅糖水系咩", cited: []string{"d1"}, forbidden: []string{"d2"}}},
 		{"qq:53", msgs("w", "每天騎機車上下班 大概二十分鐘", "機車賣掉了 現在搭捷運上班"),
 			judgeCase{name: "traditional now", question: "我現在每天怎麼去上班", cited: []string{"w2"}, forbidden: []string{"w1"}, note: "superseded by w2"}},
+		// 换了 (switched) announces a change as 改了 does.
+		{"qq:54", msgs("s", "猪肉我一直在老陈那拿 十几年了 价格公道", "老陈那边猪肉最近注水 我换了城东冻品的 贵一点"),
+			judgeCase{name: "switched", question: "我现在猪肉在哪家拿货", cited: []string{"s2"}, forbidden: []string{"s1"}, note: "superseded by s2"}},
 	} {
 		a := agent.New(serviceWith(t, tc.user, tc.messages), mustSkill(t))
 		tc.jc.check(t, a, tc.user, "2026-08-20T12:00:00Z")
