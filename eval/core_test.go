@@ -20,12 +20,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json to chats9.json: Chinese-first bot
+// blind to the code; chats5.json to chats10.json: Chinese-first bot
 // chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -109,6 +109,15 @@ var coreFloors = []string{
 	// the rules the session started from, .42 at its end.
 	"chats9/hybrid:recall@10>=0.55", "chats9/agent:cited_recall>=0.3", "chats9/agent:absent_correct>=0.65",
 	"chats9/agent:forbidden_rate<=0.2",
+	// chats10 (a Chengdu hot-pot owner writing Sichuan dialect, a PhD
+	// student in Munich mixing Chinese, English and German, a Dublin
+	// photographer writing English, a Hangzhou mother of twins and a
+	// study group; written blind at the twenty-second session's start)
+	// reaches cited .35, absent .50 and forbidden .21 here with hashing;
+	// .38 with the default embedder and the rules the session started
+	// from.
+	"chats10/hybrid:recall@10>=0.55", "chats10/agent:cited_recall>=0.28", "chats10/agent:absent_correct>=0.35",
+	"chats10/agent:forbidden_rate<=0.35",
 	"leaks<=0",
 }
 
