@@ -532,12 +532,25 @@ func TestTopicAsAWhole(t *testing.T) {
 		{"Where did I go on my last vacation?", "flew back from Bali last night, the hotel breakfast alone was worth the flight"},
 		{"家里啥东西出毛病了", "热水器又坏了 洗了个冷水澡 明天叫师傅上门"},
 		{"what broke at home?", "the washing machine stopped working mid-cycle, water all over the floor"},
+		{"我平时一般靠什么锻炼身体", "最近每天早上沿着江边跑10k 跑完再去上班 整个人精神多了"},
+		{"How do I usually work out?", "swimming laps at the leisure centre three mornings a week now"},
 	} {
 		msgs := append([]storage.Message{said("m1", 20, tc.answer)}, offTopic("m3", 60, "m4", 30)...)
 		resp := recallDict(t, msgs, tc.question)
 		if got := citedIDs(resp); len(got) == 0 || got[0] != "m1" {
 			t.Errorf("%q: cited %v, want m1 first (notes %q)", tc.question, got, resp.Limits.Notes)
 		}
+	}
+}
+
+// TestPlaceOfATopic: 健身房 (a gym) names a place, not exercise as a
+// whole: "我最近去健身房了吗？" is not borne out by whatever was said of
+// health or pastimes that week.
+func TestPlaceOfATopic(t *testing.T) {
+	msgs := []storage.Message{said("m1", 1, "my cat Mochi is sick, took her to the vet this morning"), said("m2", 3, "周末去上海看了个 live house，乐队超好听")}
+	resp := recallDict(t, msgs, "我最近去健身房了吗？")
+	if got := citedIDs(resp); len(got) > 0 {
+		t.Errorf("cited %v, want none (notes %q)", got, resp.Limits.Notes)
 	}
 }
 
