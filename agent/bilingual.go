@@ -111,10 +111,11 @@ func translations(d *bilingual.Dict, question string, terms []string) map[string
 // lookupForms are the forms of an English word to look up in the
 // dictionary, the base forms first (movies → movy, movie, movi, movies;
 // driving → drive, driv, driving; stopped → stop, stopp, stopped;
-// favourite → favourite, favorite; not four or hour): the first the dictionary knows is
-// used. The dictionary lists verbs by their base form only, so a question
-// in the past tense or the -ing form would otherwise find nothing, or the
-// one rare compound that names the form (driving → 醉酒驾车).
+// favourite → favourite, favorite, but not four → for): the first the
+// dictionary knows is used. The dictionary lists verbs by their base form
+// only, so a question in the past tense or the -ing form would otherwise
+// find nothing, or the one rare compound that names the form (driving →
+// 醉酒驾车).
 func lookupForms(w string) []string {
 	var out []string
 	if s, ok := strings.CutSuffix(w, "ies"); ok && len(s) >= 2 {

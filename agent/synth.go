@@ -14,9 +14,9 @@ import (
 	"github.com/recalld/recalld/queryapi"
 )
 
-// stopChars carry no topic in a Chinese question. Cantonese writes its own (嘅 的, 咗 了, 唔 不, 咩 什么, 佢 他, 喺 在, 啲
-// 些, 嗰 那, 冇 没有), and traditional characters give their forms (這 個 們
-// 還 與 給 嗎 麼 誰).
+// stopChars carry no topic in a Chinese question. Cantonese writes its
+// own (嘅 的, 咗 了, 唔 不, 咩 什么, 佢 他, 喺 在, 啲 些, 嗰 那, 冇 没有),
+// and traditional characters give their forms (這 個 們 還 與 給 嗎 麼 誰).
 const stopChars = "的了是我你他她它在有和就不也都吗呢吧啊么什怎这那个们呀哦嗯还又被把给跟与及或很太更最哪谁" +
 	"嘅咗唔咩佢嘢啲喺嗰乜咁哋冇" + "這個們還與給嗎麼誰"
 
