@@ -310,21 +310,59 @@ func TestPlaceKind(t *testing.T) {
 	}
 }
 
-// TestNowLatestOfTheQuestion: for a question about now, two statements
-// that both bear it out by their own words are on its subject though they
-// share no word of their own ("烟又抽上了" and "戒烟贴贴了十来天了 一根没
-// 抽"): the later one, which turns the other's polarity, supersedes it.
-func TestNowLatestOfTheQuestion(t *testing.T) {
-	msgs := append([]storage.Message{
-		said("m1", 60, "烟又抽上了 跑车太熬人 一天半包"),
-		said("m2", 12, "戒烟贴贴了十来天了 一根没抽"),
-	}, offTopic("m3", 40, "m4", 30)...)
-	resp := recallDict(t, msgs, "我现在还抽烟不？")
-	if got := citedIDs(resp); !slices.Equal(got, []string{"m2"}) {
-		t.Errorf("cited %v, want m2 only (notes %q)", got, resp.Limits.Notes)
-	}
-	if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "m1 (2026-03-21): superseded by m2") }) {
-		t.Errorf("notes %q, want m1 superseded by m2", resp.Limits.Notes)
+// TestLatestStatement: which of two statements on one subject answers a
+// question about now, or one that names its topic as a whole.
+func TestLatestStatement(t *testing.T) {
+	for _, tc := range []struct {
+		name, question string
+		m1, m2         storage.Message
+		off            [2]int // days before may20 of the two off-topic messages
+		cited          []string
+		// superseded is a note the answer must carry; kept one it must not.
+		superseded, kept string
+	}{
+		// Two statements that both bear the question out by their own
+		// words are on its subject though they share no word of their own
+		// ("烟又抽上了" and "戒烟贴贴了十来天了 一根没抽"): the later one, which
+		// turns the other's polarity, supersedes it.
+		{name: "both bear it out", question: "我现在还抽烟不？",
+			m1: said("m1", 60, "烟又抽上了 跑车太熬人 一天半包"), m2: said("m2", 12, "戒烟贴贴了十来天了 一根没抽"), off: [2]int{40, 30},
+			cited: []string{"m2"}, superseded: "m1 (2026-03-21): superseded by m2"},
+		// For a question that names its topic as a whole ("What's my
+		// profession?"), a later statement that shares only the earlier
+		// one's other words ("switched to day shifts" after "I work as a
+		// nurse, night shifts mostly") revises those, not the answer.
+		{name: "a revision off the topic", question: "What's my profession?",
+			m1: said("m1", 90, "I work as a nurse in the ICU, night shifts mostly"), m2: said("m2", 8, "switched to day shifts this month, finally sleeping normally"), off: [2]int{40, 30},
+			cited: []string{"m1"}},
+		// Two statements that both touch the question's topic are on its
+		// subject though each is first of another ("深圳哪有好吃的火锅…我住
+		// 南山" is about food too): the later one, which says it is so now,
+		// supersedes the earlier.
+		{name: "on the question's topic", question: "我现在住深圳哪边",
+			m1: said("m1", 100, "@小Q 深圳哪有好吃的潮汕牛肉火锅 推荐下 我住南山科技园这边"), m2: said("m2", 40, "搬完家了 现在住宝安西乡 新小区楼下就有个羽毛球馆"), off: [2]int{60, 30},
+			cited: []string{"m2"}, superseded: "m1 (2026-02-09): superseded by m2"},
+		// A later statement that does not give what the question asks for
+		// ("搬完了", no place) supersedes none that does: it cannot say
+		// which city it is now.
+		{name: "keeps what is asked", question: "我现在住哪个城市来着",
+			m1: said("m1", 42, "深圳房子定了 南山那边 两室一厅 下周搬"), m2: said("m2", 35, "搬完了 累瘫 现在天天收拾箱子"), off: [2]int{60, 30},
+			cited: []string{"m1"}, kept: "superseded by m2"},
+	} {
+		msgs := append([]storage.Message{tc.m1, tc.m2}, offTopic("m3", tc.off[0], "m4", tc.off[1])...)
+		resp := recallDict(t, msgs, tc.question)
+		if got := citedIDs(resp); !slices.Equal(got, tc.cited) {
+			t.Errorf("%s: cited %v, want %v (notes %q)", tc.name, got, tc.cited, resp.Limits.Notes)
+		}
+		noted := func(s string) bool {
+			return slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, s) })
+		}
+		if tc.superseded != "" && !noted(tc.superseded) {
+			t.Errorf("%s: notes %q, want %q", tc.name, resp.Limits.Notes, tc.superseded)
+		}
+		if tc.kept != "" && noted(tc.kept) {
+			t.Errorf("%s: notes %q: nothing is %q", tc.name, resp.Limits.Notes, tc.kept)
+		}
 	}
 }
 
@@ -418,21 +456,6 @@ func TestBridgePlaces(t *testing.T) {
 	}
 }
 
-// TestRevisionOffTheTopic: for a question that names its topic as a whole
-// ("What's my profession?"), a later statement that shares only the
-// earlier one's other words ("switched to day shifts" after "I work as a
-// nurse, night shifts mostly") revises those, not the answer.
-func TestRevisionOffTheTopic(t *testing.T) {
-	msgs := append([]storage.Message{
-		said("m1", 90, "I work as a nurse in the ICU, night shifts mostly"),
-		said("m2", 8, "switched to day shifts this month, finally sleeping normally"),
-	}, offTopic("m3", 40, "m4", 30)...)
-	resp := recallDict(t, msgs, "What's my profession?")
-	if got := citedIDs(resp); !slices.Equal(got, []string{"m1"}) {
-		t.Errorf("cited %v, want m1 (notes %q)", got, resp.Limits.Notes)
-	}
-}
-
 // TestWordNetKinds: a question asking for a thing of a kind ("What race
 // am I getting ready for", "那个乐器叫啥") is borne out by a message naming
 // a thing of that kind ("a uke", which no lexicon of the skill lists), in
@@ -477,41 +500,6 @@ func TestWordNetKinds(t *testing.T) {
 				t.Errorf("%s, wordnet %v: cited %v, want %v (notes %q)", tc.name, with, got, want, resp.Limits.Notes)
 			}
 		}
-	}
-}
-
-// TestNowOnTheQuestionsTopic: for a question about now, two statements
-// that both touch the question's topic are on its subject though each is
-// first of another ("深圳哪有好吃的火锅…我住南山" is about food too): the
-// later one, which says it is so now, supersedes the earlier.
-func TestNowOnTheQuestionsTopic(t *testing.T) {
-	msgs := append([]storage.Message{
-		said("m1", 100, "@小Q 深圳哪有好吃的潮汕牛肉火锅 推荐下 我住南山科技园这边"),
-		said("m2", 40, "搬完家了 现在住宝安西乡 新小区楼下就有个羽毛球馆"),
-	}, offTopic("m3", 60, "m4", 30)...)
-	resp := recallDict(t, msgs, "我现在住深圳哪边")
-	if got := citedIDs(resp); !slices.Equal(got, []string{"m2"}) {
-		t.Errorf("cited %v, want m2 only (notes %q)", got, resp.Limits.Notes)
-	}
-	if !slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "m1 (2026-02-09): superseded by m2") }) {
-		t.Errorf("notes %q, want m1 superseded by m2", resp.Limits.Notes)
-	}
-}
-
-// TestNowKeepsWhatIsAsked: a later statement that does not give what the
-// question asks for ("搬完了", no place) supersedes none that does: it
-// cannot say which city it is now.
-func TestNowKeepsWhatIsAsked(t *testing.T) {
-	msgs := append([]storage.Message{
-		said("m1", 42, "深圳房子定了 南山那边 两室一厅 下周搬"),
-		said("m2", 35, "搬完了 累瘫 现在天天收拾箱子"),
-	}, offTopic("m3", 60, "m4", 30)...)
-	resp := recallDict(t, msgs, "我现在住哪个城市来着")
-	if got := citedIDs(resp); !slices.Equal(got, []string{"m1"}) {
-		t.Errorf("cited %v, want m1 (notes %q)", got, resp.Limits.Notes)
-	}
-	if slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, "superseded by m2") }) {
-		t.Errorf("notes %q: m2 names no place and supersedes nothing", resp.Limits.Notes)
 	}
 }
 
