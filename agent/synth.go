@@ -1208,12 +1208,13 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			// after "定在 5 月 30 号上线") announces its change as much as
 			// the change words do, when the two share a word that is more
 			// than a date's character (上线; not 月 or 号).
-			moved := lo.revisedOnly && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) &&
-				countHits(strings.ToLower(b.ev.Content), revision) > 0 && shareWord(fa.terms, fb.terms, lo.names)
+			revises := countHits(strings.ToLower(b.ev.Content), revision) > 0
+			moved := lo.revisedOnly && revises && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) &&
+				shareWord(fa.terms, fb.terms, lo.names)
 			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change && !moved {
 				continue
 			}
-			if (lo.revisedOnly || !in[b]) && countHits(strings.ToLower(b.ev.Content), revision) == 0 {
+			if (lo.revisedOnly || !in[b]) && !revises {
 				continue
 			}
 			gone[a] = true
