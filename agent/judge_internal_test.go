@@ -104,8 +104,10 @@ func TestNamesOneOf(t *testing.T) {
 		{"our new puppy is called Biscuit", false}, // a name, but of no sibling
 		{"my sister is up from Cork this weekend", false},
 		{"my sister and I went to Cork", false},
+		{"妹妹小美下个月结婚", true},
+		{"妹妹小学毕业了", false},
 	} {
-		if got := namesOneOf(sibling)(tc.content); got != tc.want {
+		if got := namesOneOf(sibling, MiniDictionary(t))(tc.content); got != tc.want {
 			t.Errorf("namesOneOf(%q) = %v, want %v", tc.content, got, tc.want)
 		}
 	}
@@ -612,23 +614,31 @@ func TestAskedAnchors(t *testing.T) {
 }
 
 // TestNamesAfter: a pet name right after a relation word, not an adverb
-// or a kinship word.
+// or a kinship word; 小 and a character only with a dictionary that knows
+// no word they open.
 func TestNamesAfter(t *testing.T) {
 	child := []string{"女儿", "儿子", "娃"}
+	d := MiniDictionary(t)
 	for _, tc := range []struct {
 		text string
+		dict *bilingual.Dict
 		want []string
 	}{
-		{"女儿朵朵四岁 今天表演", []string{"朵朵"}},
-		{"儿子阿宝考了第一", []string{"阿宝"}},
-		{"女儿天天哭着要妈妈", nil},
-		{"儿子小学毕业了", nil},
-		{"女儿今天生日", nil},
-		{"儿子宝宝都睡了", nil},
-		{"my daughter Lily", nil},
+		{"女儿朵朵四岁 今天表演", nil, []string{"朵朵"}},
+		{"儿子阿宝考了第一", nil, []string{"阿宝"}},
+		{"女儿天天哭着要妈妈", nil, nil},
+		{"儿子小学毕业了", nil, nil},
+		{"女儿今天生日", nil, nil},
+		{"儿子宝宝都睡了", nil, nil},
+		{"my daughter Lily", nil, nil},
+		{"儿子小军说考研报名定了", d, []string{"小军"}},
+		{"儿子小军说考研报名定了", nil, nil},
+		{"儿子小学毕业了", d, nil},
+		{"女儿小时候怕水", d, nil},
+		{"女儿小提琴考过了八级", d, nil},
 	} {
-		if got := namesAfter(tc.text, child); !slices.Equal(got, tc.want) {
-			t.Errorf("namesAfter(%q) = %v, want %v", tc.text, got, tc.want)
+		if got := namesAfter(tc.text, child, tc.dict); !slices.Equal(got, tc.want) {
+			t.Errorf("namesAfter(%q, dict %v) = %v, want %v", tc.text, tc.dict != nil, got, tc.want)
 		}
 	}
 }

@@ -199,7 +199,7 @@ func (or *offlineRun) observe() {
 	byTerm, broad := or.wordKinds(r.question, rel.evidence)
 	rel.broadKinds = broad
 	if o.people != "" && asksName.MatchString(strings.ToLower(r.question)) {
-		rel.namesPeople = namesOneOf(p.Relations[o.people])
+		rel.namesPeople = namesOneOf(p.Relations[o.people], or.dict)
 	}
 	for _, terms := range []map[string]func(string) bool{partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence),
 		nameTerms(rel.evidence, rel.namesPeople)} {

@@ -344,7 +344,7 @@ func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
 	return &run{
 		tools: tools, skill: a.skill, question: q, now: now, window: window, rolePref: req.Context.RolePref,
 		maxRounds: maxRounds, budget: budget, trace: req.Options.Trace, started: time.Now(),
-		seen: map[string]*candidate{},
+		seen: map[string]*candidate{}, dict: a.dict,
 	}, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -103,6 +104,7 @@ type run struct {
 	gloss      map[string]float64 // raw similarity to the question's meaning in the other language (guarded by mu)
 	glossTop   float64            // the best of gloss, and its message (run.glossed)
 	glossTopID string
+	dict       *bilingual.Dict    // nil: no dictionary (namesAfter knows fewer names)
 	idf        map[string]float64 // the offline brain's idf of the question's terms over seen (relevance.idf)
 	idfSeen    int                // len(seen) when idf was computed
 	steps      []TraceStep

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/queryapi"
 )
 
@@ -1725,11 +1726,11 @@ func nameTerms(evidence []string, gives func(string) bool) map[string]func(strin
 // namesOneOf returns whether a message names someone of group: a name it
 // gives (givenNames: "my sister Aoife", "她叫Mia") beside a word of the
 // group, or a name right after one (namesAfter: 女儿朵朵).
-func namesOneOf(group Lexicon) func(content string) bool {
+func namesOneOf(group Lexicon, d *bilingual.Dict) func(content string) bool {
 	words := group.Words()
 	lower := lowerAll(words)
 	return func(content string) bool {
-		return len(namesAfter(content, words)) > 0 ||
+		return len(namesAfter(content, words, d)) > 0 ||
 			len(givenNames(content)) > 0 && countHits(possessiveless.Replace(strings.ToLower(content)), lower) > 0
 	}
 }
@@ -1753,7 +1754,7 @@ func (r *run) relationWords(o observation) []string {
 	words := slices.Clone(group)
 	learn := func(content string) {
 		if countHits(strings.ToLower(content), group) > 0 {
-			for _, n := range append(names(content), namesAfter(content, group)...) {
+			for _, n := range append(names(content), namesAfter(content, group, r.dict)...) {
 				if !slices.Contains(words, n) && !isStopWord(strings.ToLower(n)) {
 					words = append(words, n)
 				}
@@ -1793,12 +1794,14 @@ func (r *run) relationNames(o observation) (names []string, asked string) {
 }
 
 // namesAfter returns the Chinese names put right after one of words, a
-// relation ("女儿朵朵四岁", "我老公阿明"): two Han characters that repeat
-// one (朵朵, 豆豆) or open with 阿 (阿明), as Chinese gives a child's or a
-// partner's pet name, unless they are an adverb said so (天天, 刚刚) or a
-// kinship word (宝宝, 妈妈). Other characters after a relation are words of
-// the sentence (女儿今天, 儿子小学).
-func namesAfter(text string, words []string) []string {
+// relation ("女儿朵朵四岁", "我老公阿明", "儿子小军说"): two Han characters
+// that repeat one (朵朵, 豆豆) or open with 阿 (阿明), as Chinese gives a
+// child's or a partner's pet name, unless they are an adverb said so (天天,
+// 刚刚) or a kinship word (宝宝, 妈妈); with a dictionary (d), also 小 and a
+// character that open no word it knows (小军, 小美; not 小学, 小时候, 小提琴).
+// Other characters after a relation are words of the sentence (女儿今天,
+// 儿子小学).
+func namesAfter(text string, words []string, d *bilingual.Dict) []string {
 	var out []string
 	for _, w := range words {
 		if !hasHan(w) {
@@ -1815,12 +1818,20 @@ func namesAfter(text string, words []string) []string {
 				continue
 			}
 			n := string(rs[:2])
-			if (rs[0] == rs[1] || rs[0] == '阿' && rs[1] != '姨') && !strings.Contains(notPetNames, n) && !slices.Contains(out, n) {
+			pet := rs[0] == rs[1] || rs[0] == '阿' && rs[1] != '姨' || rs[0] == '小' && d != nil && opensNoWord(d, rs)
+			if pet && !strings.Contains(notPetNames, n) && !slices.Contains(out, n) {
 				out = append(out, n)
 			}
 		}
 	}
 	return out
+}
+
+// opensNoWord reports whether the dictionary knows no word of two
+// characters or more that opens rs (a run of Han characters first).
+func opensNoWord(d *bilingual.Dict, rs []rune) bool {
+	ws := d.Segment(string(rs[:min(len(rs), 8)]))
+	return len(ws) > 0 && utf8.RuneCountInString(ws[0]) == 1
 }
 
 // notPetNames are the reduplicated words that follow a relation as words
