@@ -27,8 +27,10 @@ type RequestContext struct {
 	TimeRange *TimeRange `json:"time_range,omitempty" jsonschema:"description=search only messages inside this window"`
 	// RolePref is "user" (only the user's own words) or "any".
 	RolePref string `json:"role_pref,omitempty" jsonschema:"enum=user,enum=any,description=user: only the user's own words count; any (default): the assistant's too"`
-	// Now is the clock for relative times (RFC 3339); empty means the time of the call.
-	Now string `json:"now,omitempty" jsonschema:"format=date-time,description=the clock for relative times such as last week (RFC 3339); default: now"`
+	// Now is when the question is asked (RFC 3339): the clock for relative
+	// times, and the end of the history read (run.asOf). Empty means the
+	// time of the call, with no bound.
+	Now string `json:"now,omitempty" jsonschema:"format=date-time,description=when the question is asked: the clock for relative times such as last week and the end of the history read (RFC 3339); default: the time of the call"`
 }
 
 // TimeRange is a window of RFC 3339 times; Since inclusive, Until exclusive.
@@ -304,10 +306,12 @@ func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
 	var err error
 	p := a.skill.Params
 	now := a.now()
+	var asOf time.Time
 	if req.Context.Now != "" {
 		if now, err = time.Parse(time.RFC3339Nano, req.Context.Now); err != nil {
 			return nil, invalidRequest("context.now %q is not an RFC 3339 time", req.Context.Now)
 		}
+		asOf = now.Add(asOfSlack)
 	}
 	var window timeWindow
 	if tr := req.Context.TimeRange; tr != nil {
@@ -342,7 +346,7 @@ func (a *Agent) newRun(tools *queryapi.Tools, req Request) (*run, error) {
 		budget = time.Duration(o) * time.Millisecond
 	}
 	return &run{
-		tools: tools, skill: a.skill, question: q, now: now, window: window, rolePref: req.Context.RolePref,
+		tools: tools, skill: a.skill, question: q, now: now, asOf: asOf, window: window, rolePref: req.Context.RolePref,
 		maxRounds: maxRounds, budget: budget, trace: req.Options.Trace, started: time.Now(),
 		seen: map[string]*candidate{}, dict: a.dict,
 	}, nil

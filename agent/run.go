@@ -75,10 +75,14 @@ type draft struct {
 // run is the state of one recall: the bound tools, the budget and everything
 // the tools returned.
 type run struct {
-	tools     *queryapi.Tools
-	skill     *Skill
-	question  string
-	now       time.Time
+	tools    *queryapi.Tools
+	skill    *Skill
+	question string
+	now      time.Time
+	// asOf bounds the history the run reads: nothing said at or after it
+	// (zero: no bound). A caller that gives context.now asks as of then,
+	// and what was said later had not been said (asOfSlack).
+	asOf      time.Time
 	window    timeWindow
 	rolePref  string
 	role      string // the role filter in force ("" = any)
@@ -171,6 +175,7 @@ func (r *run) list(ctx context.Context, p queryapi.ListParams) (queryapi.Page, e
 	start := time.Now()
 	page, err := r.tools.MessagesList(ctx, p)
 	r.toolTime(start)
+	page.Hits = r.before(page.Hits)
 	if err == nil {
 		r.sawConsidered(page.Considered)
 	}
@@ -185,6 +190,7 @@ func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.P
 	start := time.Now()
 	page, err := r.tools.LexicalSearch(ctx, p)
 	r.toolTime(start)
+	page.Hits = r.before(page.Hits)
 	if err == nil {
 		r.sawConsidered(page.Considered)
 		for _, n := range page.Notes {
@@ -202,6 +208,7 @@ func (r *run) semantic(ctx context.Context, p queryapi.SemanticParams) (queryapi
 	start := time.Now()
 	page, err := r.tools.SemanticSearch(ctx, p)
 	r.toolTime(start)
+	page.Hits = r.before(page.Hits)
 	if err == nil {
 		r.sawConsidered(page.Considered)
 	}
@@ -219,6 +226,7 @@ func (r *run) neighbors(ctx context.Context, p queryapi.NeighborsParams) (querya
 	start := time.Now()
 	res, err := r.tools.Neighbors(ctx, p)
 	r.toolTime(start)
+	res.After = r.before(res.After)
 	r.step("decide", "neighbors", p, len(res.Before)+len(res.After), "")
 	if err == nil {
 		if c, ok := r.seen[res.Anchor.MessageID]; ok {
@@ -227,6 +235,20 @@ func (r *run) neighbors(ctx context.Context, p queryapi.NeighborsParams) (querya
 		r.learnOrder(append(append(slices.Clone(res.Before), res.Anchor), res.After...))
 	}
 	return res, err
+}
+
+// asOfSlack is how far past context.now a message may be dated and still
+// be read: the question's own turn, on a clock a little ahead.
+const asOfSlack = time.Minute
+
+// before returns the hits or turns said before the run's asOf. The
+// searches are not filtered by it: a filter changes how the store ranks
+// (what is dropped here is rare: a history replayed with later turns).
+func (r *run) before(turns []queryapi.Evidence) []queryapi.Evidence {
+	if r.asOf.IsZero() {
+		return turns
+	}
+	return slices.DeleteFunc(turns, func(e queryapi.Evidence) bool { return !e.CreatedAt.Before(r.asOf) })
 }
 
 // learnOrder records each turn's turn before from consecutive turns of one

@@ -625,3 +625,34 @@ func TestSearchesInTheQuestionsTime(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsAsOfNow: a question asked as of context.now is answered from
+// what had been said by then; a later turn of a replayed history is not
+// read, and without context.now it is.
+func TestReadsAsOfNow(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 4, d, 20, 0, 0, 0, time.UTC) }
+	svc := serviceWith(t, "qq:62", []storage.Message{
+		{ID: "m1", Role: "user", SenderID: "62", SenderName: "阿强", ConversationID: "p", CreatedAt: day(1), Content: "我们团开荒改到每周四和周六晚上九点了"},
+		{ID: "m2", Role: "user", SenderID: "62", SenderName: "阿强", ConversationID: "p", CreatedAt: day(25), Content: "开荒时间又改了 改成每周日晚上八点"},
+	})
+	for _, tc := range []struct {
+		now        string
+		want, lost string
+	}{
+		{"2026-04-10T12:00:00Z", "m1", "m2"},
+		{"", "m2", ""},
+	} {
+		resp, err := agent.New(svc, mustSkill(t)).Recall(t.Context(), "qq:62", agent.Request{Question: "我们团现在开荒是每周几几点？",
+			Context: agent.RequestContext{Now: tc.now}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, e := range resp.Evidence {
+			ids = append(ids, e.MessageID)
+		}
+		if !slices.Contains(ids, tc.want) || tc.lost != "" && slices.Contains(ids, tc.lost) {
+			t.Errorf("now %q: cited %v, want %s and not %q", tc.now, ids, tc.want, tc.lost)
+		}
+	}
+}
