@@ -649,6 +649,7 @@ var (
 	zhDateRE     = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
 	enMonthRE    = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
 	enDayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
+	monthLeadRE  = regexp.MustCompile(`(?i)\b(?:in|during|since|until|till|by|before|after|early|late|mid|end of|this|last|next)\s*-?\s*$`)
 	monthByName  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
@@ -659,12 +660,28 @@ func withoutDates(q string) string {
 	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE, lastWeekdayRE, lastWeekendRE, lastWeekRE, enLastDayRE, lastMonthRE} {
 		q = re.ReplaceAllString(q, " ")
 	}
-	return enMonthRE.ReplaceAllStringFunc(q, func(m string) string {
-		if strings.EqualFold(m, "may") {
-			return m
+	var b strings.Builder
+	last := 0
+	for _, ix := range enMonthRE.FindAllStringSubmatchIndex(q, -1) {
+		if readsAsMonth(q, ix) {
+			b.WriteString(q[last:ix[0]])
+			b.WriteString(" ")
+			last = ix[1]
 		}
-		return " "
-	})
+	}
+	b.WriteString(q[last:])
+	return b.String()
+}
+
+// readsAsMonth reports whether enMonthRE's match ix in q names a month:
+// "may" alone is usually the verb, and an abbreviation alone a name ("Jun
+// Hao", "Jan") unless a word of time leads it ("in Jun").
+func readsAsMonth(q string, ix []int) bool {
+	if ix[4] >= 0 || ix[6] >= 0 {
+		return true // a day or a year follows
+	}
+	name := q[ix[2]:ix[3]]
+	return !strings.EqualFold(name, "may") && (len(name) > 4 || monthLeadRE.MatchString(q[:ix[0]]))
 }
 
 // explicitDates finds a date or month named in the question and returns its
@@ -717,15 +734,20 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 			return day(yearFor(m[3], mo), mo, d), true
 		}
 	}
-	if m := enMonthRE.FindStringSubmatch(q); m != nil {
+	for _, ix := range enMonthRE.FindAllStringSubmatchIndex(q, -1) {
+		m := make([]string, 4)
+		for i := range m {
+			if ix[2*i] >= 0 {
+				m[i] = q[ix[2*i]:ix[2*i+1]]
+			}
+		}
 		name := strings.ToLower(m[1])
 		if len(name) > 3 && name != "sept" {
 			name = name[:3]
 		}
 		mo := monthByName[name]
-		// "may" alone is usually the verb.
-		if mo == time.May && m[2] == "" && m[3] == "" {
-			return timeWindow{}, false
+		if !readsAsMonth(q, ix) {
+			continue
 		}
 		y := yearFor(m[3], mo)
 		if d, err := strconv.Atoi(m[2]); err == nil && d >= 1 && d <= 31 {

@@ -321,6 +321,10 @@ func TestExplicitDates(t *testing.T) {
 		{"Which gig did I go to last month?", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
 		{"上个月我去了几次健身房", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
 		{"May I ask what I like?", time.Time{}, time.Time{}},
+		{"我跟 Jun Hao 买组屋那件事，到现在进展到哪一步了？", time.Time{}, time.Time{}}, // a name, not June
+		{"Did Jan call me back?", time.Time{}, time.Time{}},
+		{"What did I do in Jun?", d(2025, 6, 1).Add(-12 * time.Hour), d(2025, 7, 1).Add(12 * time.Hour)},
+		{"Where did Jun Hao and I go in June?", d(2025, 6, 1).Add(-12 * time.Hour), d(2025, 7, 1).Add(12 * time.Hour)},
 		{"I have 3 cats", time.Time{}, time.Time{}},
 	} {
 		w, ok := explicitDates(tc.q, now)
@@ -337,6 +341,7 @@ func TestWithoutDates(t *testing.T) {
 		"What dish did Nate make on 9 November, 2022?":      {"dish", "nate", "make"},
 		"What did Nate do for Joanna on 25 May, 2022?":      {"nate", "joanna"},
 		"What is John doing as a volunteer in August 2023?": {"john", "volunteer"},
+		"Where did Jun Hao and I go in June?":               {"jun", "hao"},
 		"我2026年3月5日去了哪里？":                                   {"去"},
 		"May I ask what Tim bought?":                        {"tim", "bought"},
 		"今年我都去哪儿短途旅行过？":                                     {"旅行"},
