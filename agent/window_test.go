@@ -348,6 +348,11 @@ func TestLatestStatement(t *testing.T) {
 		{name: "keeps what is asked", question: "我现在住哪个城市来着",
 			m1: said("m1", 42, "深圳房子定了 南山那边 两室一厅 下周搬"), m2: said("m2", 35, "搬完了 累瘫 现在天天收拾箱子"), off: [2]int{60, 30},
 			cited: []string{"m1"}, kept: "superseded by m2"},
+		// Getting better (好多了) is a change: a later statement that says
+		// so supersedes the earlier one on the same topic (sleep).
+		{name: "better now", question: "我现在睡眠质量怎么样？",
+			m1: said("m1", 90, "我睡眠质量一直很差 凌晨三点才睡着"), m2: said("m2", 6, "这两周睡眠质量好多了 十一点就能睡着"), off: [2]int{40, 30},
+			cited: []string{"m2"}, superseded: "m1 (2026-02-19): superseded by m2"},
 	} {
 		msgs := append([]storage.Message{tc.m1, tc.m2}, offTopic("m3", tc.off[0], "m4", tc.off[1])...)
 		resp := recallDict(t, msgs, tc.question)
@@ -522,6 +527,8 @@ func TestTopicAsAWhole(t *testing.T) {
 		{"what broke at home?", "the washing machine stopped working mid-cycle, water all over the floor"},
 		{"我平时一般靠什么锻炼身体", "最近每天早上沿着江边跑10k 跑完再去上班 整个人精神多了"},
 		{"How do I usually work out?", "swimming laps at the leisure centre three mornings a week now"},
+		{"我的睡眠怎么样了", "这周每天凌晨三点才能入睡 第二天上班像丧尸"},
+		{"How's my insomnia these days?", "lying awake till 4am again, tried melatonin, nothing"},
 	} {
 		msgs := append([]storage.Message{said("m1", 20, tc.answer)}, offTopic("m3", 60, "m4", 30)...)
 		resp := recallDict(t, msgs, tc.question)
