@@ -879,7 +879,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			ok, _ := gives(c)
 			return ok && r.ownWords(rel, r.questionIDF(rel), c)
 		}
-		kept = r.latest(kept, latestOpts{revisions: chat, broad: rel.broad, topics: o.topics, bears: bears,
+		kept = r.latest(kept, latestOpts{revisions: chat, names: lowerAll(o.names), broad: rel.broad, topics: o.topics, bears: bears,
 			gives: func(c *candidate) bool { ok, _ := gives(c); return ok }})
 	case !o.past && chat:
 		kept = r.latest(kept, latestOpts{revisedOnly: true, revisions: true, names: lowerAll(o.names), broad: rel.broad})

@@ -353,6 +353,12 @@ func TestLatestStatement(t *testing.T) {
 		{name: "better now", question: "我现在睡眠质量怎么样？",
 			m1: said("m1", 90, "我睡眠质量一直很差 凌晨三点才睡着"), m2: said("m2", 6, "这两周睡眠质量好多了 十一点就能睡着"), off: [2]int{40, 30},
 			cited: []string{"m2"}, superseded: "m1 (2026-02-19): superseded by m2"},
+		// A name the question gives is who it asks about, not the subject:
+		// a later message about the same person's birthday, negated or
+		// not, does not supersede one about the flat they applied for.
+		{name: "a name is no subject", question: "我跟 Jun Hao 申请组屋那件事，到现在进展到哪一步了？",
+			m1: said("m1", 60, "我跟 Jun Hao 申请了 Tengah 的组屋 4-room，等抽签结果"), m2: said("m2", 10, "Jun Hao 下个礼拜生日, 不知道要送什么"), off: [2]int{40, 30},
+			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
 	} {
 		msgs := append([]storage.Message{tc.m1, tc.m2}, offTopic("m3", tc.off[0], "m4", tc.off[1])...)
 		resp := recallDict(t, msgs, tc.question)
