@@ -797,6 +797,11 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		{"我现在住深圳哪边", []string{"深圳"}, []string{"边"}},
 		{"娃要去哪所幼儿园", []string{"幼儿"}, []string{"所"}},
 		{"挂车年审那个事前前后后咋样了", []string{"挂车", "年审"}, []string{"事前", "前后", "后后"}},
+		// A measure word after 哪 asks which one: 次 of 哪次 is no content.
+		{"上个星期我打本哪次掉线了？", []string{"打本", "掉线"}, []string{"次掉", "次"}},
+		{"我看了哪部电影", []string{"电影"}, []string{"部电"}},
+		{"哪几天白天找我找不到人", []string{"几天", "白天"}, nil},
+		{"我喺邊度返工", []string{"返工"}, []string{"邊度", "度返"}},
 		// Cantonese and traditional characters write their own function
 		// words and asking phrases.
 		{"我作息咩样嘅", []string{"作息"}, []string{"咩样", "样嘅", "息咩"}},
