@@ -136,6 +136,13 @@ type StopRules struct {
 	// hit of that search, at this raw cosine or more, bears the question
 	// out (support min_support_zh). Zero switches it off.
 	GlossSimilarity float64 `yaml:"gloss_similarity"`
+	// SittingMinutes: a statement made within this many minutes of an
+	// earlier one of the same speaker, in the same conversation, goes on
+	// with it ("搬家了 搬到汉阳" then "汉阳单价低点 但是不用天天过江"): it
+	// supersedes the earlier one only by revising or correcting it in so
+	// many words (markers revision, correction), not by a negation or a
+	// word of change alone. Zero lets any later statement supersede.
+	SittingMinutes int `yaml:"sitting_minutes"`
 }
 
 // TimeSignal maps words of a question to a window of Days back from now.

@@ -1144,6 +1144,7 @@ func ofNamed(c *candidate, named []string) bool {
 func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	filler := r.skill.Params.Markers["filler"]
 	revision := r.skill.Params.Markers["revision"].Words()
+	corrections := r.skill.Params.Markers["correction"].Words()
 	why := "the question asks about now"
 	if lo.revisedOnly {
 		why = "the later one revises it"
@@ -1218,6 +1219,13 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			if (lo.revisedOnly || !in[b]) && !revises {
 				continue
 			}
+			// In one sitting a later statement goes on with the earlier one
+			// ("搬家了 搬到汉阳…" then "汉阳单价低点 但是不用天天过江"): its
+			// negation or 现在 is about something else, unless it revises
+			// or corrects it in so many words.
+			if r.sameSitting(a, b) && !revises && countHits(strings.ToLower(b.ev.Content), corrections) == 0 {
+				continue
+			}
 			gone[a] = true
 			if !in[b] {
 				in[b] = true
@@ -1241,6 +1249,13 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	}
 	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
 	return out
+}
+
+// sameSitting reports whether b was said in the same sitting as the
+// earlier a: in the same conversation, within stop.sitting_minutes.
+func (r *run) sameSitting(a, b *candidate) bool {
+	within := time.Duration(r.skill.Params.Stop.SittingMinutes) * time.Minute
+	return within > 0 && a.ev.ConversationID == b.ev.ConversationID && b.ev.CreatedAt.Sub(a.ev.CreatedAt) <= within
 }
 
 // latestOpts are the options of run.latest.

@@ -211,6 +211,12 @@ func said(id string, days int, content string) storage.Message {
 	return userSaid(may20, id, days, content)
 }
 
+// minutesAfter moves a message min minutes later.
+func minutesAfter(m storage.Message, min int) storage.Message {
+	m.CreatedAt = m.CreatedAt.Add(time.Duration(min) * time.Minute)
+	return m
+}
+
 // offTopic is two things tg:7's user said that no test asks about, as ids
 // a and b, aDays and bDays before may20.
 func offTopic(a string, aDays int, b string, bDays int) []storage.Message {
@@ -359,6 +365,16 @@ func TestLatestStatement(t *testing.T) {
 		{name: "a name is no subject", question: "我跟 Jun Hao 申请组屋那件事，到现在进展到哪一步了？",
 			m1: said("m1", 60, "我跟 Jun Hao 申请了 Tengah 的组屋 4-room，等抽签结果"), m2: said("m2", 10, "Jun Hao 下个礼拜生日, 不知道要送什么"), off: [2]int{40, 30},
 			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
+		// In one sitting a later statement goes on with the earlier one:
+		// the 不用 of "但是不用天天过江", three minutes after the move, says
+		// nothing against it.
+		{name: "one sitting", question: "我现在住哪块？",
+			m1: said("m1", 35, "搬家了 搬到汉阳钟家村 房租便宜三百"), m2: minutesAfter(said("m2", 35, "嗯 汉阳单价低点 但是不用天天过江 省事"), 3), off: [2]int{60, 30},
+			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
+		// ... unless it corrects it in so many words (其实).
+		{name: "corrected in one sitting", question: "我现在喝咖啡吗？",
+			m1: said("m1", 35, "我不喝咖啡 一口都不喝"), m2: minutesAfter(said("m2", 35, "刚才说错了 其实我每天早上喝一杯美式咖啡"), 5), off: [2]int{60, 30},
+			cited: []string{"m2"}, superseded: "superseded by m2"},
 	} {
 		msgs := append([]storage.Message{tc.m1, tc.m2}, offTopic("m3", tc.off[0], "m4", tc.off[1])...)
 		resp := recallDict(t, msgs, tc.question)
