@@ -701,3 +701,25 @@ func TestReadsAsOfNow(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadFromStartToEnd: a question that asks how a matter went from
+// start to end (从头到尾, 咋样, 推进) asks about a thread of events, and
+// cites as widely as one ("心理情景剧那个事…" over the plan, the rehearsal
+// and the result), not only what ranks close to the best message. (An
+// unsure answer still cites at most one message that does not bear the
+// question out by itself: here, one of the rehearsal and the result.)
+func TestThreadFromStartToEnd(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 40, "五月心理健康月，学院要求每个年级排一个心理情景剧，我打算让软工2班牵头。"),
+		said("m2", 20, "情景剧排练场地原来订的学术报告厅，被学院借去开会了，改到大学生活动中心二楼。"),
+		said("m3", 5, "情景剧比赛昨天结束，软工2班拿了二等奖，娃娃们高兴疯了。"),
+	}, offTopic("m4", 30, "m5", 10)...)
+	resp := recallDict(t, msgs, "心理情景剧那个事从头到尾是咋推进的，最后结果咋样？")
+	got := citedIDs(resp)
+	if len(got) < 2 || !slices.Contains(got, "m1") {
+		t.Errorf("cited %v, want m1 and another message of the thread (notes %q)", got, resp.Limits.Notes)
+	}
+	if slices.Contains(got, "m4") || slices.Contains(got, "m5") {
+		t.Errorf("cited %v: m4 and m5 are off the thread", got)
+	}
+}
