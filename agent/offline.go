@@ -1141,8 +1141,12 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 			c.support = max(c.support, r.minSupport(rel))
 			ov = max(ov, st.MinOverlap, rel.overlap(c.via.ev))
 		}
-		// An answer is judged with the question it answers (replies).
-		if c.asked != nil && !r.ownWords(rel, idf, c) {
+		// An answer is judged with the question it answers (replies),
+		// unless that question tells of its asker's own doings and the
+		// question asked here of the user's: "可以，回来补请假条" grants the
+		// leave of a student who goes to Chongqing ("老师我下周要去重庆…请三
+		// 天假可以吗？"); it does not say that the user goes.
+		if c.asked != nil && !r.ownWords(rel, idf, c) && !(firstPerson(r.question) && tellsOfOwn(*c.asked)) {
 			both := c.ev
 			both.Content = c.asked.Content + "\n" + c.ev.Content
 			ov = max(ov, rel.overlap(both))

@@ -1493,6 +1493,19 @@ func firstPerson(question string) bool {
 	return false
 }
 
+// tellsOfOwn reports whether a turn another user wrote tells of its
+// writer: it speaks in the first person and does not address anyone as
+// you (你, 您, you), as a question about its addressee does ("你周末去不
+// 去爬山？", "What instrument are you playing?").
+func tellsOfOwn(e queryapi.Evidence) bool {
+	if e.Role != "user" || !firstPerson(e.Content) || strings.ContainsAny(e.Content, "你您") {
+		return false
+	}
+	return !slices.ContainsFunc(strings.FieldsFunc(strings.ToLower(e.Content), func(r rune) bool { return !isWordRune(r) }), func(w string) bool {
+		return w == "you" || w == "your" || w == "you're" || w == "u"
+	})
+}
+
 func noEvidenceAnswer(question string) string {
 	if cjkShare(question) >= 0.3 {
 		return "我没有找到能回答这个问题的记录。"

@@ -723,3 +723,24 @@ func TestThreadFromStartToEnd(t *testing.T) {
 		t.Errorf("cited %v: m4 and m5 are off the thread", got)
 	}
 }
+
+// TestReplyToAnothersNews: a reply is judged with the question it answers,
+// unless that question tells of its asker's own doings and the recall asks
+// of the user's: granting a student's leave for a trip to Chongqing does
+// not say the user goes. A question put to the user (你…) still lends the
+// reply its words.
+func TestReplyToAnothersNews(t *testing.T) {
+	at := func(min int) time.Time { return may20.AddDate(0, 0, -3).Add(time.Duration(min) * time.Minute) }
+	msgs := append([]storage.Message{
+		{ID: "g1", Role: "user", SenderID: "301", SenderName: "李思琪", ConversationID: "g", GroupID: "g", CreatedAt: at(0), Content: "老师我下周要去重庆参加数学建模集训，请三天假可以吗？"},
+		{ID: "g2", Role: "user", SenderID: "7", SenderName: "张老师", ConversationID: "g", GroupID: "g", CreatedAt: at(2), Content: "可以，回来补请假条。"},
+		{ID: "g3", Role: "user", SenderID: "302", SenderName: "王浩", ConversationID: "g", GroupID: "g", CreatedAt: at(30), Content: "张老师你周六去不去爬青城山？"},
+		{ID: "g4", Role: "user", SenderID: "7", SenderName: "张老师", ConversationID: "g", GroupID: "g", CreatedAt: at(32), Content: "去！早上七点南门集合"},
+	}, offTopic("m3", 40, "m4", 30)...)
+	if got := citedIDs(recallDict(t, msgs, "我下周是不是要去重庆那边？")); slices.Contains(got, "g2") || slices.Contains(got, "g1") {
+		t.Errorf("cited %v for the student's trip", got)
+	}
+	if got := citedIDs(recallDict(t, msgs, "我周六是不是要去爬青城山？")); !slices.Contains(got, "g4") {
+		t.Errorf("cited %v, want g4 (the user's answer to a question put to them)", got)
+	}
+}
