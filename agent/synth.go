@@ -869,7 +869,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	}
 	chat := !queryapi.Dialogue(r.tools.User(), evs)
 	switch {
-	case o.present:
+	case o.present && !o.past:
+		// (A question about then and now, "where am I from originally, and
+		// where do I live now?", asks for both: nothing is superseded.)
 		// Two statements that bear out a question about now by their own
 		// words, giving what it asks for, are on its subject. (In the tenth
 		// session this was kept out of dialogues of named people for a

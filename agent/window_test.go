@@ -371,6 +371,11 @@ func TestLatestStatement(t *testing.T) {
 		{name: "one sitting", question: "我现在住哪块？",
 			m1: said("m1", 35, "搬家了 搬到汉阳钟家村 房租便宜三百"), m2: minutesAfter(said("m2", 35, "嗯 汉阳单价低点 但是不用天天过江 省事"), 3), off: [2]int{60, 30},
 			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
+		// A question about then and now (originally … now) asks for both:
+		// the later statement supersedes nothing.
+		{name: "then and now", question: "Where am I from originally, and where do I live now?",
+			m1: said("m1", 90, "I'm from Ipoh originally, came down to KL for uni"), m2: said("m2", 10, "Moved out of Cheras! Now I stay in a condo in Puchong"), off: [2]int{40, 30},
+			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
 		// ... unless it corrects it in so many words (其实).
 		{name: "corrected in one sitting", question: "我现在喝咖啡吗？",
 			m1: said("m1", 35, "我不喝咖啡 一口都不喝"), m2: minutesAfter(said("m2", 35, "刚才说错了 其实我每天早上喝一杯美式咖啡"), 5), off: [2]int{60, 30},
