@@ -822,6 +822,36 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 	}
 }
 
+// TestEvidenceAsksForAKind: 什么类型的, 啥类型, 什么样的 ask for a kind of
+// the thing after them; no message says 类型, so as a term of support it
+// would weigh most and hold back "追剧只看悬疑和刑侦" for "我喜欢看啥类型的剧？".
+func TestEvidenceAsksForAKind(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asking := askingWords(sk.Params)
+	for _, tc := range []struct {
+		q          string
+		want, none []string
+	}{
+		{"我喜欢看啥类型的剧？", []string{"剧"}, []string{"类型", "型的", "类", "型"}},
+		{"我平时穿什么样的鞋", []string{"穿", "鞋"}, []string{"样的", "么样", "样"}},
+	} {
+		got := keyTerms(tc.q, asking)
+		for _, w := range tc.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("keyTerms(%q) = %q, want %q among them", tc.q, got, w)
+			}
+		}
+		for _, w := range tc.none {
+			if slices.Contains(got, w) {
+				t.Errorf("keyTerms(%q) = %q: %q is no content", tc.q, got, w)
+			}
+		}
+	}
+}
+
 // TestKeyTermsAskingPhrase: a hyphenated asking word is blanked whole, so
 // its parts do not become terms ("go" of go-to would bear out "going").
 func TestKeyTermsAskingPhrase(t *testing.T) {
