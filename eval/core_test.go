@@ -20,12 +20,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json to chats11.json: Chinese-first bot
+// blind to the code; chats5.json to chats12.json: Chinese-first bot
 // chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -127,6 +127,15 @@ var coreFloors = []string{
 	// from.
 	"chats11/hybrid:recall@10>=0.45", "chats11/agent:cited_recall>=0.24", "chats11/agent:absent_correct>=0.5",
 	"chats11/agent:forbidden_rate<=0.2",
+	// chats12 (a Wuhan delivery rider, a retired engineer in Xi'an with a
+	// family group, a Kuala Lumpur tester mixing English, Chinese and
+	// Malay, a Chengdu counsellor's class group and a Toronto designer
+	// writing English; written blind at the twenty-fourth session's start)
+	// reaches cited .41, absent .50 and forbidden .04 here with hashing;
+	// .35 with the default embedder and the rules the session started
+	// from.
+	"chats12/hybrid:recall@10>=0.55", "chats12/agent:cited_recall>=0.33", "chats12/agent:absent_correct>=0.4",
+	"chats12/agent:forbidden_rate<=0.2",
 	"leaks<=0",
 }
 
