@@ -1218,6 +1218,12 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change && !moved {
 				continue
 			}
+			// An earlier statement that is itself the change ("officially
+			// not a nurse anymore", "不再…") is not turned back by a later
+			// one for lacking its negation: that one goes on from it.
+			if a.flags.change && negated(a.ev.Content) && !negated(b.ev.Content) && !b.flags.change && !revises {
+				continue
+			}
 			if (lo.revisedOnly || !in[b]) && !revises {
 				continue
 			}

@@ -376,6 +376,12 @@ func TestLatestStatement(t *testing.T) {
 		{name: "then and now", question: "Where am I from originally, and where do I live now?",
 			m1: said("m1", 90, "I'm from Ipoh originally, came down to KL for uni"), m2: said("m2", 10, "Moved out of Cheras! Now I stay in a condo in Puchong"), off: [2]int{40, 30},
 			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
+		// An earlier statement that is itself the change ("not a nurse
+		// anymore") is not set aside by a later one for lacking its
+		// negation.
+		{name: "the change itself", question: "What do I do for a living now?",
+			m1: said("m1", 40, "GOT THE JOB. junior UX designer at Loop Health. officially not a nurse anymore."), m2: said("m2", 25, "first real project at work: redesigning the patient intake form"), off: [2]int{60, 30},
+			cited: []string{"m1", "m2"}, kept: "superseded by m2"},
 		// ... unless it corrects it in so many words (其实).
 		{name: "corrected in one sitting", question: "我现在喝咖啡吗？",
 			m1: said("m1", 35, "我不喝咖啡 一口都不喝"), m2: minutesAfter(said("m2", 35, "刚才说错了 其实我每天早上喝一杯美式咖啡"), 5), off: [2]int{60, 30},
