@@ -357,3 +357,40 @@ func TestPresentOfTopic(t *testing.T) {
 	judgeCase{name: "words of change are no subject", question: "我最近在学啥乐器", cited: []string{"c2"}}.
 		check(t, c, "wx:9", "2026-05-20T12:00:00Z")
 }
+
+// TestTraditionalCharacters: with the dictionary, the skill's words
+// (written in simplified characters) also match as written in
+// traditional ones, so "我對什麼過敏？" asks for a constraint as "我对什么过
+// 敏？" does; without it, 過敏 is no word of the skill.
+func TestTraditionalCharacters(t *testing.T) {
+	intent := func(a *agent.Agent, q string) string {
+		t.Helper()
+		resp, err := a.Recall(t.Context(), "qq:42", agent.Request{Question: q,
+			Context: agent.RequestContext{Now: "2026-05-01T12:00:00Z"}, Options: agent.Options{Trace: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range resp.Trace {
+			if s.Phase == "observe" {
+				return s.Decision
+			}
+		}
+		t.Fatalf("%q: no observe step in the trace", q)
+		return ""
+	}
+	with := agent.New(judgeService(t), mustSkill(t), agent.WithDictionary(agent.MiniDictionary(t)))
+	without := agent.New(judgeService(t), mustSkill(t))
+	for _, tc := range []struct {
+		a    *agent.Agent
+		q    string
+		want bool
+	}{
+		{with, "我对什么过敏？", true},
+		{with, "我對什麼過敏？", true},
+		{without, "我對什麼過敏？", false},
+	} {
+		if got := intent(tc.a, tc.q); strings.HasPrefix(got, "intent constraint") != tc.want {
+			t.Errorf("%q: observed %q, want constraint %v", tc.q, got, tc.want)
+		}
+	}
+}

@@ -213,6 +213,14 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 	for _, o := range opts {
 		o(a)
 	}
+	if a.dict != nil {
+		// The skill's Chinese words match as written in traditional
+		// characters too.
+		s := *skill
+		s.Params = skill.Params.withForms(a.dict.Traditional)
+		skill = &s
+		a.skill = skill
+	}
 	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), household: ofHousehold(skill.Params), dict: a.dict, wordnet: a.wordnet}
 	return a
 }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -179,6 +180,59 @@ type Lexicon struct {
 
 // Words returns the Chinese and English words together.
 func (l Lexicon) Words() []string { return append(append([]string(nil), l.ZH...), l.EN...) }
+
+// withForms returns l with each Chinese word followed by the other forms
+// forms gives it (traditional characters: 现在 → 現在), without repeats.
+func (l Lexicon) withForms(forms func(string) []string) Lexicon {
+	grow := func(words []string) []string {
+		if words == nil {
+			return nil
+		}
+		out := make([]string, 0, len(words))
+		for _, w := range words {
+			for _, f := range append([]string{w}, forms(w)...) {
+				if !slices.Contains(out, f) {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	l.ZH, l.Generic, l.Cues = grow(l.ZH), grow(l.Generic), grow(l.Cues)
+	return l
+}
+
+// withForms returns a copy of p whose Chinese words also come in the
+// other forms forms gives: the skill's words are written in simplified
+// characters, and users in Taiwan and Hong Kong write 現在, 喜歡, 過敏.
+// p itself is not changed.
+func (p Params) withForms(forms func(string) []string) Params {
+	lexicons := func(m map[string]Lexicon) map[string]Lexicon {
+		out := make(map[string]Lexicon, len(m))
+		for k, l := range m {
+			out[k] = l.withForms(forms)
+		}
+		return out
+	}
+	p.TimeSignals = slices.Clone(p.TimeSignals)
+	for i := range p.TimeSignals {
+		p.TimeSignals[i].Lexicon = p.TimeSignals[i].Lexicon.withForms(forms)
+	}
+	intents := make(map[string]Intent, len(p.Intents))
+	for k, in := range p.Intents {
+		in.Lexicon = in.Lexicon.withForms(forms)
+		intents[k] = in
+	}
+	p.Intents = intents
+	p.Topics, p.Markers, p.Relations = lexicons(p.Topics), lexicons(p.Markers), lexicons(p.Relations)
+	kinds := make(map[string]Kind, len(p.Kinds))
+	for k, kind := range p.Kinds {
+		kind.Ask, kind.Lexicon = kind.Ask.withForms(forms), kind.Lexicon.withForms(forms)
+		kinds[k] = kind
+	}
+	p.Kinds = kinds
+	return p
+}
 
 // intentOrder is the order in which intents are tried and reported.
 var intentOrder = []string{"constraint", "preference", "background", "promise", "schedule", "event"}

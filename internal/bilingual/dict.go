@@ -49,6 +49,10 @@ type Dict struct {
 	// placeNames are the English names of places, lower case (bali,
 	// new york, japan).
 	placeNames map[string]struct{}
+	// traditional maps a simplified character to its traditional forms,
+	// the commonest first (发 → 發 髮); characters written the same in
+	// both are not in it.
+	traditional map[rune][]rune
 }
 
 // sep joins the words of one value.
@@ -105,10 +109,12 @@ func Parse(r io.Reader) (*Dict, error) {
 	}
 	chinese := make(map[string][]cand)
 	places := newPlaceFinder()
+	forms := newFormCounter()
 	for _, e := range file.All {
 		if len(e) < 4 {
 			continue
 		}
+		forms.add(e[0], e[1])
 		var zh string
 		if json.Unmarshal(e[1], &zh) != nil || !allHan(zh) || utf8.RuneCountInString(zh) > maxRunes {
 			continue
@@ -170,7 +176,7 @@ func Parse(r io.Reader) (*Dict, error) {
 		}
 		chineseWords[en] = out
 	}
-	return &Dict{english: pack(english), chinese: pack(chineseWords), places: set(placeWords), placeNames: set(placeNames)}, nil
+	return &Dict{english: pack(english), chinese: pack(chineseWords), places: set(placeWords), placeNames: set(placeNames), traditional: forms.done()}, nil
 }
 
 // pack copies m into one string and a map whose keys and values are
@@ -406,4 +412,106 @@ func allHan(s string) bool {
 		}
 	}
 	return true
+}
+
+// formCounter counts, over the dictionary's entries, which traditional
+// character each simplified one is written as (Dict.Traditional).
+type formCounter map[rune]map[rune]int
+
+func newFormCounter() formCounter { return formCounter{} }
+
+// add counts the characters of one entry's traditional and simplified
+// headwords, position by position (頭髮/头发: 头 → 頭, 发 → 髮).
+func (f formCounter) add(trad, simp json.RawMessage) {
+	var t, s string
+	if json.Unmarshal(trad, &t) != nil || json.Unmarshal(simp, &s) != nil || t == s {
+		return
+	}
+	tr, sr := []rune(t), []rune(s)
+	if len(tr) != len(sr) {
+		return
+	}
+	for i, c := range sr {
+		if !unicode.Is(unicode.Han, c) {
+			continue
+		}
+		if f[c] == nil {
+			f[c] = map[rune]int{}
+		}
+		f[c][tr[i]]++
+	}
+}
+
+// minFormShare is the share of a simplified character's entries a
+// traditional form needs to count as one of its forms: 发 is 發 in most
+// words and 髮 in the hair ones; a form seen once in a hundred entries is
+// a variant or an error.
+const minFormShare = 0.15
+
+// done keeps, for each simplified character, its traditional forms
+// other than itself, the commonest first, each with at least
+// minFormShare of the character's entries.
+func (f formCounter) done() map[rune][]rune {
+	out := make(map[rune][]rune)
+	for c, counts := range f {
+		total := 0
+		for _, n := range counts {
+			total += n
+		}
+		var keep []rune
+		for t, n := range counts {
+			if t != c && float64(n) >= minFormShare*float64(total) {
+				keep = append(keep, t)
+			}
+		}
+		slices.SortFunc(keep, func(a, b rune) int {
+			if d := counts[b] - counts[a]; d != 0 {
+				return d
+			}
+			return int(a - b)
+		})
+		if len(keep) > 0 {
+			out[c] = keep
+		}
+	}
+	return out
+}
+
+// maxForms caps the traditional forms Traditional gives one word: each
+// character with two forms doubles them.
+const maxForms = 4
+
+// Traditional returns the ways a simplified word is written in
+// traditional characters, other than as it is (现在 → 現在; 头发 → 頭發
+// 頭髮): each character in its traditional forms, the commonest first,
+// at most maxForms words. A word written the same in both gives none.
+func (d *Dict) Traditional(word string) []string {
+	if d == nil || len(d.traditional) == 0 {
+		return nil
+	}
+	out := []string{""}
+	changed := false
+	for _, c := range word {
+		forms := d.traditional[c]
+		if len(forms) == 0 {
+			for i := range out {
+				out[i] += string(c)
+			}
+			continue
+		}
+		changed = true
+		var next []string
+		for _, w := range out {
+			for _, t := range forms {
+				if len(next) < maxForms {
+					next = append(next, w+string(t))
+				}
+			}
+		}
+		out = next
+	}
+	if !changed {
+		return nil
+	}
+	return out
 }

@@ -159,6 +159,16 @@ func TestInstalled(t *testing.T) {
 	if got := d.Places("I moved to Boston from Sweden, then New York. Nice!"); !slices.Equal(got, []string{"Boston", "Sweden", "New York"}) {
 		t.Errorf("Places = %q, want Boston, Sweden, New York", got)
 	}
+	// Traditional forms, the commonest first, and both where a character
+	// has two (发: 發 in most words, 髮 in the hair ones).
+	for zh, want := range map[string]string{"现在": "現在", "喜欢": "喜歡", "过敏": "過敏", "头发": "頭發", "上个礼拜": "上個禮拜"} {
+		if got := d.Traditional(zh); len(got) == 0 || got[0] != want {
+			t.Errorf("Traditional(%q) = %q, want %q first", zh, got, want)
+		}
+	}
+	if got := d.Traditional("头发"); !slices.Contains(got, "頭髮") {
+		t.Errorf("Traditional(头发) = %q, want 頭髮 among them", got)
+	}
 	for zh, en := range map[string]string{"猫": "cat", "电影": "movie", "晚饭": "dinner", "自行车": "bicycle"} {
 		if !slices.Contains(d.English(zh), en) {
 			t.Errorf("English(%q) = %q, want %q among them", zh, d.English(zh), en)
@@ -166,6 +176,29 @@ func TestInstalled(t *testing.T) {
 		if !slices.Contains(d.Chinese(en), zh) {
 			t.Errorf("Chinese(%q) = %q, want %q among them", en, d.Chinese(en), zh)
 		}
+	}
+}
+
+func TestTraditional(t *testing.T) {
+	d := loadMini(t)
+	for _, tc := range []struct {
+		word string
+		want []string
+	}{
+		{"听", []string{"聽"}},
+		{"驾驶", []string{"駕駛"}},
+		{"驾车", []string{"駕車"}},     // characters of two entries
+		{"累", nil},                 // written the same
+		{"好累", nil},                // 好 is in no entry
+		{"轮胎颜色", []string{"輪胎顏色"}}, // two words of the dictionary
+	} {
+		if got := d.Traditional(tc.word); !slices.Equal(got, tc.want) {
+			t.Errorf("Traditional(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+	var none *Dict
+	if got := none.Traditional("听"); got != nil {
+		t.Errorf("nil Dict: Traditional = %q, want none", got)
 	}
 }
 
