@@ -904,3 +904,23 @@ func TestPossessive(t *testing.T) {
 		}
 	}
 }
+
+// TestNumeralWords: a marker made of numerals (万一, "in case") is no
+// word inside a number, so a rent of 一万一千五 is no hypothetical.
+func TestNumeralWords(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"万一下雨就不去了", 1},
+		{"要是万一他不来呢", 1},
+		{"月租一万一千五", 0},
+		{"月租一萬一千五", 0},
+		{"押金2万一次付清", 0},
+		{"十万一个月太贵", 0},
+	} {
+		if got := countHits(tc.text, []string{"万一", "萬一"}); got != tc.want {
+			t.Errorf("countHits(%q, 万一) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}

@@ -493,6 +493,18 @@ func boundary(s string, at int, before bool, w string) bool {
 		rs := []rune(w)
 		edge = rs[len(rs)-1]
 	}
+	if numeralWord(w) {
+		// A word of numerals (万一, "in case") is no word inside a number
+		// (月租一万一千五).
+		var next rune
+		switch {
+		case before && at > 0:
+			next, _ = utf8.DecodeLastRuneInString(s[:at])
+		case !before && at < len(s):
+			next, _ = utf8.DecodeRuneInString(s[at:])
+		}
+		return !isNumeral(next) && !unicode.IsDigit(next)
+	}
 	if !isWordRune(edge) || isCJK(edge) {
 		return true
 	}
@@ -508,6 +520,24 @@ func boundary(s string, at int, before bool, w string) bool {
 	}
 	r := []rune(s[at:])[0]
 	return !isWordRune(r) || isCJK(r)
+}
+
+// isNumeral reports whether r is a Chinese numeral (一…十, 百, 千, 万, 亿,
+// 两, 零 and their traditional and financial forms).
+func isNumeral(r rune) bool {
+	return strings.ContainsRune("零〇一二三四五六七八九十百千万亿两萬億兩壹贰貳叁參肆伍陆陸柒捌玖拾佰仟", r)
+}
+
+// numeralWord reports whether w is two Chinese numerals or more (万一).
+func numeralWord(w string) bool {
+	n := 0
+	for _, r := range w {
+		if !isNumeral(r) {
+			return false
+		}
+		n++
+	}
+	return n >= 2
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' }
