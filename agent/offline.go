@@ -850,17 +850,45 @@ func (or *offlineRun) replies(ctx context.Context) error {
 		}
 	}
 	r.step("reflect", "", nil, found, fmt.Sprintf("read the turn before %d hits: %d answer another speaker's question", read, found))
+	// A user's turn that the assistant took down in the next turn ("记下
+	// 了：你对海鲜过敏", "抱歉，已更正：5月20日截止") is judged with that
+	// turn too, in whose words a later question asks: every such hit whose
+	// next turn the run's neighbours showed, at no tool call.
+	noted := 0
+	for _, c := range r.seen {
+		if c.ev.Role != "user" || c.noted != nil || !r.inScope(c) || r.ownWords(or.rel, idf, c) {
+			continue
+		}
+		next, ok := r.turnAfter(c.ev.MessageID)
+		if ok && next.Role == "assistant" && next.ConversationID == c.ev.ConversationID && r.acknowledges(next) {
+			c.noted = &next
+			noted++
+		}
+	}
+	if noted > 0 {
+		r.step("reflect", "", nil, noted, fmt.Sprintf("%d hits taken down by the assistant in the next turn: judged with its words", noted))
+	}
 	return nil
+}
+
+// acknowledges reports whether an assistant's turn opens by taking down
+// or setting right what was said to it (markers.acknowledgement: "记下
+// 了：…", "Noted —", "抱歉，已更正").
+func (r *run) acknowledges(e queryapi.Evidence) bool {
+	return e.Role == "assistant" && opensWith(e.Content, r.skill.Params.Markers["acknowledgement"].Words())
 }
 
 // rebuts reports whether a user's turn opens by denying what was said
 // to it (markers.rebuttal: "不是插画！", "not vegan!", "No, I …").
 func (r *run) rebuts(e queryapi.Evidence) bool {
-	if e.Role != "user" {
-		return false
-	}
-	lower := strings.ToLower(strings.TrimLeftFunc(e.Content, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }))
-	for _, w := range r.skill.Params.Markers["rebuttal"].Words() {
+	return e.Role == "user" && opensWith(e.Content, r.skill.Params.Markers["rebuttal"].Words())
+}
+
+// opensWith reports whether content, after spaces and punctuation, opens
+// with one of words as a word of its own.
+func opensWith(content string, words []string) bool {
+	lower := strings.ToLower(strings.TrimLeftFunc(content, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) }))
+	for _, w := range words {
 		w = strings.ToLower(w)
 		if strings.HasPrefix(lower, w) && boundary(lower, len(w), false, w) {
 			return true
@@ -1149,6 +1177,14 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		if c.asked != nil && !r.ownWords(rel, idf, c) && !(firstPerson(r.question) && tellsOfOwn(*c.asked)) {
 			both := c.ev
 			both.Content = c.asked.Content + "\n" + c.ev.Content
+			ov = max(ov, rel.overlap(both))
+			c.support = max(c.support, rel.support(both, idf, r.minSupport(rel)))
+		}
+		// A user's turn the assistant took down next is judged with the
+		// assistant's restatement (replies).
+		if c.noted != nil && !r.ownWords(rel, idf, c) {
+			both := c.ev
+			both.Content = c.ev.Content + "\n" + c.noted.Content
 			ov = max(ov, rel.overlap(both))
 			c.support = max(c.support, rel.support(both, idf, r.minSupport(rel)))
 		}

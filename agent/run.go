@@ -45,6 +45,10 @@ type candidate struct {
 	// asked is the turn before the candidate when that is another
 	// speaker's question: the candidate answers it (offlineRun.replies).
 	asked *queryapi.Evidence
+	// noted is the assistant's turn after the user's candidate when it
+	// takes the candidate down ("记下了：…"): it restates it
+	// (offlineRun.replies).
+	noted *queryapi.Evidence
 	// via is the hit that gave a name this candidate speaks of
 	// (offlineRun.bridge): it bears the question out as that hit does.
 	via   *candidate
@@ -94,7 +98,9 @@ type run struct {
 	mu sync.Mutex // guards toolsCalled, considered, steps, notes and prior for parallel tool calls
 	// prior is the turn before a message in its conversation, as the
 	// neighbours the run fetched showed it (turnBefore).
-	prior       map[string]queryapi.Evidence
+	prior map[string]queryapi.Evidence
+	// next is the turn after a message in its conversation, likewise.
+	next        map[string]queryapi.Evidence
 	rounds      int
 	toolsCalled int
 	considered  int
@@ -258,10 +264,21 @@ func (r *run) learnOrder(turns []queryapi.Evidence) {
 	defer r.mu.Unlock()
 	if r.prior == nil {
 		r.prior = make(map[string]queryapi.Evidence)
+		r.next = make(map[string]queryapi.Evidence)
 	}
 	for i := 1; i < len(turns); i++ {
 		r.prior[turns[i].MessageID] = turns[i-1]
+		r.next[turns[i-1].MessageID] = turns[i]
 	}
+}
+
+// turnAfter returns the turn after message id, when a neighbours call of
+// the run showed it.
+func (r *run) turnAfter(id string) (queryapi.Evidence, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok := r.next[id]
+	return e, ok
 }
 
 // turnBefore returns the turn before message id, when a neighbours call

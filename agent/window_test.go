@@ -755,3 +755,33 @@ func TestReplyToAnothersNews(t *testing.T) {
 		t.Errorf("cited %v, want g4 (the user's answer to a question put to them)", got)
 	}
 }
+
+// TestTakenDown: a user's turn that the assistant took down in the next
+// turn ("记下了：你对青霉素过敏") is judged with that turn, in whose words
+// the question asks; the assistant's turn is not cited for it.
+func TestTakenDown(t *testing.T) {
+	bot := func(m storage.Message, content string) storage.Message {
+		m = minutesAfter(m, 1)
+		m.ID, m.Role, m.SenderID, m.Content = m.ID+"-bot", "assistant", "bot", content
+		return m
+	}
+	u1 := said("u1", 30, "青霉素不行 一打就浑身起疹子")
+	u2 := said("u2", 20, "今天去公园跑了五公里")
+	msgs := []storage.Message{u1, bot(u1, "记下了：你对青霉素过敏，看病时记得告诉医生。"), u2, bot(u2, "跑得不错！"),
+		said("u3", 10, "晚上吃了火锅 辣得过瘾")}
+	const q = "我对什么药过敏来着？"
+	resp := recallDict(t, msgs, q)
+	cited := citedIDs(resp)
+	if !slices.Contains(cited, "u1") || slices.Contains(cited, "u1-bot") {
+		t.Errorf("cited %v, want u1 and not the assistant's u1-bot; notes %v", cited, resp.Limits.Notes)
+	}
+	// Without the acknowledgement words, u1's own words do not bear the
+	// question out.
+	sk, err := skillWith(t, "  acknowledgement:\n", "  acknowledgement_unused:\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cited := citedIDs(recallWithDict(t, sk, msgs, q, may20)); slices.Contains(cited, "u1") {
+		t.Errorf("without acknowledgements cited %v: u1 bears the question out by itself, the test shows nothing", cited)
+	}
+}
