@@ -838,8 +838,9 @@ func (or *offlineRun) replies(ctx context.Context) error {
 			prev = res.Before[len(res.Before)-1]
 		}
 		// An answer to another speaker's question, or the user's
-		// correction of what the assistant just said.
-		if prev.ConversationID == c.ev.ConversationID && (isQuestionText(prev.Content) || rebuts && prev.Role == "assistant") &&
+		// correction of what the assistant just said (opening with a
+		// denial, or denying a value it gave: "14th mate, not 4th").
+		if prev.ConversationID == c.ev.ConversationID && (isQuestionText(prev.Content) || (rebuts || r.denies(c.ev, prev.Content)) && prev.Role == "assistant") &&
 			(prev.Role != c.ev.Role || prev.SenderID != c.ev.SenderID || prev.SenderName != c.ev.SenderName) {
 			c.asked = &prev
 			c.score = max(c.score, ctxScore[id])

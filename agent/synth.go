@@ -755,7 +755,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// is not the user's word (offlineRun.replies).
 	corrected := map[string]string{}
 	for _, c := range r.seen {
-		if c.asked != nil && c.asked.Role == "assistant" && r.rebuts(c.ev) {
+		if c.asked != nil && c.asked.Role == "assistant" && (r.rebuts(c.ev) || r.denies(c.ev, c.asked.Content)) {
 			corrected[c.asked.MessageID] = c.ev.MessageID
 		}
 		if c.ev.Role == "assistant" {
@@ -826,6 +826,19 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			continue
 		}
 		kept = append(kept, c)
+	}
+	// The user's correction of the assistant's restatement goes with the
+	// statement restated ("我闺女今年高三" → "你闺女今年高二" → "不对 高三！"):
+	// it ranks as high as that statement does.
+	for _, c := range kept {
+		if c.asked == nil || corrected[c.asked.MessageID] != c.ev.MessageID {
+			continue
+		}
+		if orig, ok := r.turnBefore(c.asked.MessageID); ok {
+			if o := r.seen[orig.MessageID]; o != nil && slices.Contains(kept, o) {
+				c.rank = max(c.rank, o.rank)
+			}
+		}
 	}
 	slices.SortStableFunc(kept, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
 	// A question that asks for several things ("我的两只猫分别叫什么、几岁
@@ -914,11 +927,14 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			"names no place, the question asks whether something is so of one")
 	}
 	// A question about one of the user's people ("我弟弟在哪里上班？") is
-	// answered by messages that mention someone of that group.
+	// answered by messages that mention someone of that group, or that
+	// correct or answer a turn that does ("不对 高三！" after the bot's "你闺
+	// 女今年高二").
 	if o.relation != "" {
 		words := r.relationWords(o)
-		kept = r.keepOnly(kept, func(c *candidate) bool { return countHits(strings.ToLower(c.ev.Content), words) > 0 },
-			"does not mention the "+o.relation+" the question asks about")
+		kept = r.keepOnly(kept, func(c *candidate) bool {
+			return countHits(strings.ToLower(c.ev.Content), words) > 0 || c.asked != nil && countHits(strings.ToLower(c.asked.Content), words) > 0
+		}, "does not mention the "+o.relation+" the question asks about")
 	}
 	// A question about one named speaker whose subject only the other
 	// speaker told of, in the first person ("What did Melanie find on her

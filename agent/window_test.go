@@ -785,3 +785,50 @@ func TestTakenDown(t *testing.T) {
 		t.Errorf("without acknowledgements cited %v: u1 bears the question out by itself, the test shows nothing", cited)
 	}
 }
+
+// TestCorrectingTheBot: the user's turn that corrects the bot's wrong
+// restatement is cited with the original and the restatement is not, when
+// the correction ends on a rhetorical question ("…你这记性咋还不如我呢")
+// and when it denies the bot's value without opening with a denial
+// ("14th mate, not 4th").
+func TestCorrectingTheBot(t *testing.T) {
+	bot := func(m storage.Message, min int, id, content string) storage.Message {
+		m = minutesAfter(m, min)
+		m.ID, m.Role, m.SenderID, m.Content = id, "assistant", "bot", content
+		return m
+	}
+	user := func(m storage.Message, min int, id, content string) storage.Message {
+		m = minutesAfter(m, min)
+		m.ID, m.Content = id, content
+		return m
+	}
+	u1 := said("u1", 40, "我闺女今年高三 六月份就上考场了 比我还熬")
+	u3 := said("u3", 30, "also Jess's birthday is 14 March, remind me, I forgot last year")
+	msgs := []storage.Message{
+		u1, bot(u1, 1, "b1", "好的，记下了：你闺女今年高二，明年高考，加油！"),
+		user(u1, 2, "u2", "不对 高三！今年六月就考 你这记性咋还不如我呢"), bot(u1, 3, "b2", "抱歉抱歉，是高三，记住了。"),
+		u3, bot(u3, 1, "b3", "Noted: Jess's birthday is 4 March"),
+		user(u3, 2, "u4", "14th mate, not 4th. one-four."), bot(u3, 3, "b4", "Sorry! 14 March it is."),
+		said("u5", 20, "今天跑了三十单 腿都软了"), said("u6", 10, "took the kids to the park with my missus Jess, knackered"),
+	}
+	for _, tc := range []struct {
+		question        string
+		cited, notCited []string
+	}{
+		{"我闺女今年念几年级来着？", []string{"u1", "u2"}, []string{"b1"}},
+		{"When is Jess's birthday again?", []string{"u4"}, []string{"b3"}},
+	} {
+		resp := recallDict(t, msgs, tc.question)
+		got := citedIDs(resp)
+		for _, id := range tc.cited {
+			if !slices.Contains(got, id) {
+				t.Errorf("%q: cited %v, want %s; notes %v", tc.question, got, id, resp.Limits.Notes)
+			}
+		}
+		for _, id := range tc.notCited {
+			if slices.Contains(got, id) {
+				t.Errorf("%q: cited %v, not %s (the user corrected it)", tc.question, got, id)
+			}
+		}
+	}
+}
