@@ -1175,19 +1175,19 @@ func (r *run) best(rel relevance, o observation, n int) []*candidate {
 		// question asked here of the user's: "可以，回来补请假条" grants the
 		// leave of a student who goes to Chongqing ("老师我下周要去重庆…请三
 		// 天假可以吗？"); it does not say that the user goes.
-		if c.asked != nil && !r.ownWords(rel, idf, c) && !(firstPerson(r.question) && tellsOfOwn(*c.asked)) {
+		judgeWith := func(content string) {
 			both := c.ev
-			both.Content = c.asked.Content + "\n" + c.ev.Content
+			both.Content = content
 			ov = max(ov, rel.overlap(both))
 			c.support = max(c.support, rel.support(both, idf, r.minSupport(rel)))
+		}
+		if c.asked != nil && !r.ownWords(rel, idf, c) && !(firstPerson(r.question) && tellsOfOwn(*c.asked)) {
+			judgeWith(c.asked.Content + "\n" + c.ev.Content)
 		}
 		// A user's turn the assistant took down next is judged with the
 		// assistant's restatement (replies).
 		if c.noted != nil && !r.ownWords(rel, idf, c) {
-			both := c.ev
-			both.Content = c.ev.Content + "\n" + c.noted.Content
-			ov = max(ov, rel.overlap(both))
-			c.support = max(c.support, rel.support(both, idf, r.minSupport(rel)))
+			judgeWith(c.ev.Content + "\n" + c.noted.Content)
 		}
 		// (Without content terms support says only "of the asked kind",
 		// which admits nothing by itself.)

@@ -114,9 +114,12 @@ func Parse(r io.Reader) (*Dict, error) {
 		if len(e) < 4 {
 			continue
 		}
-		forms.add(e[0], e[1])
 		var zh string
-		if json.Unmarshal(e[1], &zh) != nil || !allHan(zh) || utf8.RuneCountInString(zh) > maxRunes {
+		if json.Unmarshal(e[1], &zh) != nil {
+			continue
+		}
+		forms.add(e[0], zh)
+		if !allHan(zh) || utf8.RuneCountInString(zh) > maxRunes {
 			continue
 		}
 		var defs []string
@@ -422,9 +425,9 @@ func newFormCounter() formCounter { return formCounter{} }
 
 // add counts the characters of one entry's traditional and simplified
 // headwords, position by position (頭髮/头发: 头 → 頭, 发 → 髮).
-func (f formCounter) add(trad, simp json.RawMessage) {
-	var t, s string
-	if json.Unmarshal(trad, &t) != nil || json.Unmarshal(simp, &s) != nil || t == s {
+func (f formCounter) add(trad json.RawMessage, s string) {
+	var t string
+	if json.Unmarshal(trad, &t) != nil || t == s {
 		return
 	}
 	tr, sr := []rune(t), []rune(s)
