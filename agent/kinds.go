@@ -111,8 +111,9 @@ func (or *offlineRun) askedKinds(question string) []askedKind {
 }
 
 // askedNouns returns the nouns a question asks for a thing of: the word
-// after what, which, any or what kind of ("What race am I getting ready
-// for?", "is there any medication I can't take?"), and, tried before it,
+// after what, which, any, what kind of or what's my ("What race am I
+// getting ready for?", "is there any medication I can't take?", "What's
+// my dog called?"), and, tried before it,
 // the two words there ("What martial arts has John done?"); in Chinese the word
 // (of the dictionary: d) after 什么, 啥, 哪个, 那个… with or without a
 // measure word, or before 叫啥, 是什么… ("我最近自学的那个乐器叫啥来着？").
@@ -144,7 +145,7 @@ func askedNouns(question string, d *bilingual.Dict) []string {
 }
 
 var (
-	askedEN       = regexp.MustCompile(`\b(?:what|which|any)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([a-z]{3,})(?:\s+([a-z]{3,}))?`)
+	askedEN       = regexp.MustCompile(`\b(?:what|which|any)(?:(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:my|our))?\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([a-z]{3,})(?:\s+([a-z]{3,}))?`)
 	askedAfterZH  = regexp.MustCompile(`(?:什么|啥|哪个|哪种|哪款|哪些|哪几|哪家|哪部|哪本|哪一|哪项|哪门|哪所|哪座|哪条|哪位|那个|那种|那款)[个种款部本件只位家样类项门所座条]?(\p{Han}{2,4})`)
 	askedBeforeZH = regexp.MustCompile(`(\p{Han}{2,4})(?:叫啥|叫什么|是啥|是什么|是哪)`)
 )

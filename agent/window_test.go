@@ -495,7 +495,8 @@ func TestBridgePlaces(t *testing.T) {
 }
 
 // TestWordNetKinds: a question asking for a thing of a kind ("What race
-// am I getting ready for", "那个乐器叫啥") is borne out by a message naming
+// am I getting ready for", "What's my race this autumn?", "那个乐器叫啥")
+// is borne out by a message naming
 // a thing of that kind ("a uke", which no lexicon of the skill lists), in
 // either language, when WordNet knows the kind
 // (the hand-made excerpt of internal/wordnet/testdata); without it the
@@ -517,6 +518,8 @@ func TestWordNetKinds(t *testing.T) {
 			append([]storage.Message{said("m1", 20, "impulse bought a uke on taobao lol, 20 min of scales every night")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
 		{"two words name the kind", "What musical instrument have I been practising lately?",
 			append([]storage.Message{said("m1", 20, "got the uke out again tonight, fingertips sore")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
+		{"what's my", "What's my race this autumn?",
+			append([]storage.Message{said("m1", 20, "I'm training for a half marathon in October")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
 		{"mentioned, not asked", "Did I sign up for a race this year?",
 			append([]storage.Message{said("m1", 20, "I'm training for a half marathon in October")}, offTopic("m2", 40, "m3", 30)...), nil},
 	} {
