@@ -71,6 +71,7 @@ setup:
 	@scripts/fetch-me5.sh || echo "warning: models/multilingual-e5-small not fetched; its tests skip"
 	@scripts/fetch-cedict.sh || echo "warning: models/cc-cedict not fetched; recall matches words in one language only"
 	@scripts/fetch-wordnet.sh || echo "warning: models/wordnet not fetched; recall knows no kinds of things beyond its lexicons"
+	@scripts/fetch-wordfreq.sh || echo "warning: models/wordfreq not fetched; recall judges how common a word is by the user's messages only"
 
 build: setup
 	$(GO) build -o recalld ./cmd/recalld
