@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recalld/recalld/internal/bilingual"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/internal/wordnet"
 )
 
@@ -19,6 +20,15 @@ import (
 // Without it (nil) only the skill's kinds and topics know such things.
 func WithWordNet(w *wordnet.WordNet) Option {
 	return func(a *Agent) { a.wordnet = w }
+}
+
+// WithWordFreq lets the offline brain know how common a word is in
+// everyday Chinese and English: a matter's course is followed by the words
+// that tie its messages together (装修, glaze), not by those any message
+// may hold (开始, thing), which a user's few dozen messages cannot tell
+// apart. Without it (nil) only the user's own messages tell.
+func WithWordFreq(f *wordfreq.Freq) Option {
+	return func(a *Agent) { a.freq = f }
 }
 
 // kindSenses is how many of a Chinese word's English senses are read, the

@@ -40,6 +40,10 @@ type observation struct {
 	// own message (哪些, 几次, how many, "what books has Melanie read"):
 	// the answer is cited more widely.
 	aggregate bool
+	// thread: the question asks for a matter's course (markers.thread:
+	// 一路下来, 从头到尾, rundown): the messages that continue its best
+	// hits are followed (offlineRun.thread) and cited like a list.
+	thread bool
 	// kinds are the kinds of answer the question asks for by name
 	// (skill kinds: 什么颜色 → color), sorted.
 	kinds []string
@@ -129,6 +133,7 @@ func (r *run) observe() observation {
 	o.number = countHits(lower, p.Markers["number"].Words()) > 0
 	o.age = countHits(lower, p.Markers["age"].Words()) > 0
 	o.aggregate = countHits(lower, p.Markers["aggregate"].Words()) > 0 || asksForSeveral(lower)
+	o.thread = countHits(lower, p.Markers["thread"].Words()) > 0
 	for _, name := range sortedKeys(p.Kinds) {
 		if countHits(lower, p.Kinds[name].Ask.Words()) > 0 {
 			o.kinds = append(o.kinds, name)

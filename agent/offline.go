@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recalld/recalld/internal/bilingual"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 )
@@ -28,6 +29,9 @@ type offlineBrain struct {
 	// wordnet knows what a thing is a kind of (WithWordNet); nil: only the
 	// skill's kinds and topics do.
 	wordnet *wordnet.WordNet
+	// freq is how common words are in everyday language (WithWordFreq);
+	// nil: the user's own messages tell.
+	freq *wordfreq.Freq
 }
 
 func (b *offlineBrain) name() string { return "offline" }
@@ -121,6 +125,11 @@ func (b *offlineBrain) recall(ctx context.Context, r *run) (draft, error) {
 	}
 	if ctx.Err() == nil {
 		if err := or.bridge(ctx); err != nil {
+			return draft{}, err
+		}
+	}
+	if ctx.Err() == nil {
+		if err := or.thread(ctx); err != nil {
 			return draft{}, err
 		}
 	}
@@ -662,6 +671,261 @@ func (or *offlineRun) bridge(ctx context.Context) error {
 	}
 	r.step("reflect", "", nil, found, fmt.Sprintf("follow the names the best hits give (%s): %d messages speak of them", strings.Join(given, ", "), found))
 	return nil
+}
+
+// threadHops is how many times thread follows the messages it found.
+const threadHops = 2
+
+// threadMaxDF is how many of the messages seen a word may be in and still
+// tie two messages to one matter (装修 of a shop's fit-out; not 今天).
+const threadMaxDF = 3
+
+// thread follows a matter's course for a question asking for it
+// (observation.thread: "光谷开分店那事 一路下来搞得么样了"). Each message
+// of the speaker's own that shares a rare word (in threadMaxDF of the
+// messages seen or fewer) with one of the best hits bearing the question
+// out continues the thread ("光谷铺面签了…下周开始装修", then "装修拖了 开业
+// 推到五月中", then "光谷店今天试营业"), and bears the question out as that
+// hit does (candidate.via); what it finds is followed again, threadHops
+// times. One lexical search a hop; a spent budget ends it quietly. It
+// needs the word frequencies (WithWordFreq): a user's few dozen messages
+// do not tell 推迟 or 时间 from 装修.
+func (or *offlineRun) thread(ctx context.Context) error {
+	r, o, rel := or.r, or.o, or.rel
+	if !o.thread || or.freq == nil || r.minSupport(rel) == 0 || len(rel.evidence) == 0 {
+		return nil
+	}
+	idf := r.questionIDF(rel)
+	var front []*candidate
+	for _, c := range r.best(rel, o, 3) {
+		if c.ev.Role == "user" && r.ownWords(rel, idf, c) {
+			front = append(front, c)
+		}
+	}
+	p := or.skill.Params
+	// Words of time and parts of the day tie nothing together (今天, 下周).
+	timeWords := map[string]bool{}
+	for _, ts := range p.TimeSignals {
+		for _, w := range ts.Words() {
+			timeWords[strings.ToLower(w)] = true
+		}
+	}
+	for _, w := range p.Markers["daypart"].Words() {
+		timeWords[strings.ToLower(w)] = true
+	}
+	// A message's words that may tie it to another. Those of a hit
+	// followed from (from) must also be rare in everyday language, unless
+	// the hit writes them with a capital inside a sentence (a name: Paper
+	// Crane).
+	type key struct {
+		content string
+		from    bool
+	}
+	terms := map[key][]string{}
+	nameOnly := map[string]bool{} // words of names that are common words (paper)
+	termsOf := func(content string, from bool) []string {
+		if ts, ok := terms[key{content, from}]; ok {
+			return ts
+		}
+		var names []string
+		if from {
+			names = capitalised(content)
+		}
+		var out []string
+		for _, t := range or.threadTerms(content) {
+			if !threadWord(t) || timeWords[t] || slices.Contains(out, t) {
+				continue
+			}
+			switch {
+			case !from || or.freq.PerMillion(t) < threadCommon:
+				out = append(out, t)
+			case slices.Contains(names, t):
+				out = append(out, t)
+				nameOnly[t] = true
+			}
+		}
+		terms[key{content, from}] = out
+		return out
+	}
+	var links []string
+	linked := map[string]bool{}
+	for _, c := range front {
+		linked[c.ev.MessageID] = true
+	}
+	for hop := 0; hop < threadHops && len(front) > 0; hop++ {
+		from := map[string]*candidate{}
+		var words []string
+		for _, c := range front {
+			for _, t := range termsOf(c.ev.Content, true) {
+				if from[t] == nil {
+					from[t] = c
+					words = append(words, t)
+				}
+			}
+		}
+		page, err := r.lexical(ctx, queryapi.LexicalParams{QueryText: strings.Join(words, " "), Match: "any", Filter: queryapi.Filter{Role: "user"}, PageSize: p.Limits.Candidates})
+		if err != nil {
+			if errors.Is(err, errToolBudget) || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		// How many of the users' messages each word is in, of those seen
+		// and those found (the assistant's restatements aside).
+		df := map[string]int{}
+		counted := map[string]bool{}
+		count := func(e queryapi.Evidence) {
+			if counted[e.MessageID] || e.Role != "user" {
+				return
+			}
+			counted[e.MessageID] = true
+			for _, t := range termsOf(e.Content, false) {
+				if from[t] != nil {
+					df[t]++
+				}
+			}
+		}
+		for _, c := range r.seen {
+			count(c.ev)
+		}
+		for _, h := range page.Hits {
+			count(h)
+		}
+		var next []*candidate
+		for _, h := range page.Hits {
+			if linked[h.MessageID] {
+				continue
+			}
+			// A rare word ties it to the hit that has it; so do two words
+			// of the hit's names that are common words by themselves (Paper
+			// Crane, not food alone for the Food Awards).
+			var by *candidate
+			var word string
+			names := map[*candidate][]string{}
+			for _, t := range termsOf(h.Content, false) {
+				c := from[t]
+				if c == nil || df[t] > threadMaxDF || c.ev.MessageID == h.MessageID || c.ev.SenderID != h.SenderID ||
+					absDuration(h.CreatedAt.Sub(c.ev.CreatedAt)) > threadGap {
+					continue
+				}
+				if nameOnly[t] {
+					if names[c] = append(names[c], t); len(names[c]) < 2 {
+						continue
+					}
+					t = strings.Join(names[c], " ")
+				}
+				by, word = c, t
+				break
+			}
+			if by == nil || or.isFront(h.MessageID, front) {
+				continue
+			}
+			if _, ok := r.seen[h.MessageID]; !ok {
+				h.Score = by.score
+				r.remember([]queryapi.Evidence{h})
+			}
+			n := r.seen[h.MessageID]
+			linked[h.MessageID] = true
+			// It ranks as the hit it continues, though it shares little with
+			// the question, and bears the question out as the hit it was
+			// found from does, unless it does so by its own words.
+			n.score = max(n.score, by.score)
+			if by.via != nil {
+				by = by.via
+			}
+			if !r.ownWords(rel, idf, n) {
+				n.via = by
+			}
+			next = append(next, n)
+			links = append(links, fmt.Sprintf("%s←%s (%s)", h.MessageID, by.ev.MessageID, word))
+		}
+		front = next
+	}
+	r.step("reflect", "", nil, len(links), fmt.Sprintf("follow the matter's course: %d messages continue the best hits %s", len(links), strings.Join(links, ", ")))
+	return nil
+}
+
+// threadTerms are the words of a message thread matches: its key terms
+// (Chinese taken two characters by two between stop characters), without
+// the pairs that straddle two words of the dictionary (学生多 gives 学生,
+// not 生多).
+func (or *offlineRun) threadTerms(content string) []string {
+	filler := or.skill.Params.Markers["filler"]
+	if or.dict == nil {
+		return keyTerms(content, filler)
+	}
+	var out []string
+	for _, t := range keyTerms(content, filler) {
+		if !isCJKString(t) {
+			out = append(out, t)
+		}
+	}
+	lower := strings.ToLower(content)
+	for _, f := range filler.ZH {
+		lower = strings.ReplaceAll(lower, f, " ")
+	}
+	for _, run := range strings.FieldsFunc(lower, func(r rune) bool { return !isCJK(r) || strings.ContainsRune(stopChars, r) }) {
+		var single []rune
+		pairs := func(rs []rune) {
+			for i := 0; i+1 < len(rs); i++ {
+				out = append(out, string(rs[i:i+2]))
+			}
+		}
+		for _, w := range or.dict.Segment(run) {
+			if rs := []rune(w); len(rs) == 1 {
+				single = append(single, rs[0])
+				continue
+			}
+			pairs(single)
+			single = single[:0]
+			pairs([]rune(w))
+		}
+		pairs(single)
+	}
+	return out
+}
+
+// capitalised returns the words (lower case, as key terms: stemmed) a
+// text writes with a capital letter inside a sentence: names ("pitched
+// Lantern Hollow to Paper Crane Publishing" → lantern, hollow, paper,
+// crane, publish).
+func capitalised(text string) []string {
+	var out []string
+	start := true // at the start of a sentence
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || isCJK(r) }) {
+		word := strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
+		if r, _ := utf8.DecodeRuneInString(word); !start && unicode.IsUpper(r) && len(word) > 1 {
+			out = append(out, stem(strings.ToLower(word)))
+		}
+		start = strings.ContainsAny(w[len(w)-1:], ".!?:")
+	}
+	return out
+}
+
+// threadCommon is how many times in a million words of everyday language
+// a word may occur and still tie two messages to one matter (装修 7, 光谷
+// 9; not 开始 635, thing 1,117).
+const threadCommon = 20
+
+// threadGap is how far apart in time two messages of one matter's course
+// may be.
+const threadGap = 90 * 24 * time.Hour
+
+// threadWord reports whether a key term may tie two messages to one
+// matter: two Chinese characters or more, or an English word of four
+// letters or more that is no stop word.
+func threadWord(t string) bool {
+	if isCJKString(t) {
+		return utf8.RuneCountInString(t) >= 2
+	}
+	return len(t) >= 4 && !isStopWord(t)
+}
+
+func absDuration(d time.Duration) time.Duration { return max(d, -d) }
+
+// isFront reports whether a message is one of the hits thread follows from.
+func (or *offlineRun) isFront(id string, front []*candidate) bool {
+	return slices.ContainsFunc(front, func(c *candidate) bool { return c.ev.MessageID == id })
 }
 
 // givenNames returns the names a message gives to someone or something:

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recalld/recalld/internal/bilingual"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 )
@@ -191,6 +192,7 @@ type Agent struct {
 	offline *offlineBrain
 	dict    *bilingual.Dict  // nil: words match in their own language only
 	wordnet *wordnet.WordNet // nil: kinds of things from the skill's lexicons only
+	freq    *wordfreq.Freq   // nil: how common a word is, from the user's messages only
 	log     *slog.Logger
 	now     func() time.Time
 }
@@ -221,7 +223,7 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 		skill = &s
 		a.skill = skill
 	}
-	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), household: ofHousehold(skill.Params), dict: a.dict, wordnet: a.wordnet}
+	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), household: ofHousehold(skill.Params), dict: a.dict, wordnet: a.wordnet, freq: a.freq}
 	return a
 }
 

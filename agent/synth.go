@@ -982,10 +982,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// So is a question that asks for several things, each said once
 	// ("what books has Melanie read", "我都去过哪些城市"): cite more of them.
 	ratio, most := p.Stop.CiteRatio, p.Stop.CiteMax
-	if o.intent == "event" && o.intentHits > 0 || len(rel.evidence) == 0 || o.aggregate {
+	if o.intent == "event" && o.intentHits > 0 || len(rel.evidence) == 0 || o.aggregate || o.thread {
 		ratio = p.Stop.ThreadCiteRatio
 	}
-	if o.aggregate && p.Stop.AggregateCiteMax > 0 {
+	if (o.aggregate || o.thread) && p.Stop.AggregateCiteMax > 0 {
 		most = p.Stop.AggregateCiteMax
 	}
 	// An answer few of the best messages (as many as any brain may cite)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/storage"
 )
@@ -832,6 +833,67 @@ func TestCorrectingTheBot(t *testing.T) {
 			if slices.Contains(got, id) {
 				t.Errorf("%q: cited %v, not %s (the user corrected it)", tc.question, got, id)
 			}
+		}
+	}
+}
+
+// testFreq is how common the thread test's words are, on the scale of the
+// real lists (60 million words of Chinese, 51 million of English; the rest
+// of each list is one filler entry).
+func testFreq(t *testing.T) *wordfreq.Freq {
+	t.Helper()
+	f, err := wordfreq.Parse(strings.NewReader("的 59800000 uj\n开始 38139 v\n今天 15960 t\n装修 437 v\n铺面 82 n\n光谷 567 n\n"),
+		strings.NewReader(`[{"word": "the", "count": 50800000}, {"word": "food", "count": 7876}, {"word": "party", "count": 20000}, {"word": "awful", "count": 9000}, {"word": "awards", "count": 247}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestFollowTheMatter: a question asking for a matter's course ("一路下来",
+// "turn out") is answered by the messages that continue its best hit,
+// though they share no word with the question: 铺面 ties the signing to
+// the search for a shop, 装修 the delay to the signing. A message sharing
+// only an everyday word (开始, food) continues nothing. Without the word
+// frequencies nothing is followed: a user's few messages cannot tell an
+// everyday word from one of the matter.
+func TestFollowTheMatter(t *testing.T) {
+	zh := append([]storage.Message{
+		said("m1", 84, "过完年了 想在光谷开个分店 今天去看了两个铺面 一个太贵一个太偏"),
+		said("m2", 66, "铺面签了 地铁口旁边 下周开始装修"),
+		said("m3", 32, "装修拖了 师傅说排烟管要重新走 开业推到五月中"),
+		said("m4", 20, "今天开始练瑜伽了 累死"),
+	}, offTopic("m5", 50, "m6", 10)...)
+	en := append([]storage.Message{
+		said("m1", 84, "entering the Food Awards chef challenge with a char siu Wellington"),
+		said("m2", 60, "made the final for the food awards!! cook-off in April"),
+		said("m3", 40, "the food at the staff party was awful"),
+	}, offTopic("m5", 50, "m6", 10)...)
+	for _, tc := range []struct {
+		name     string
+		msgs     []storage.Message
+		question string
+		freq     bool
+		want     []string
+	}{
+		{"zh", zh, "光谷开分店那事 一路下来搞得么样了", true, []string{"m1", "m2", "m3"}},
+		{"zh, no frequencies", zh, "光谷开分店那事 一路下来搞得么样了", false, []string{"m1"}},
+		{"not a course", zh, "我在哪里开分店", true, []string{"m1"}},
+		{"en", en, "How did the char siu Wellington thing turn out?", true, []string{"m1", "m2"}},
+	} {
+		opts := []agent.Option{agent.WithDictionary(agent.MiniDictionary(t))}
+		if tc.freq {
+			opts = append(opts, agent.WithWordFreq(testFreq(t)))
+		}
+		a := agent.New(serviceWith(t, "tg:7", tc.msgs), mustSkill(t), opts...)
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: tc.question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := citedIDs(resp)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cited %v, want %v (notes %q)", tc.name, got, tc.want, resp.Limits.Notes)
 		}
 	}
 }

@@ -29,6 +29,7 @@ func (a *app) benchCmd(ctx context.Context, args []string) error {
 	cfg := flags.Config(log)
 	cfg.Dictionary = cmdconfig.Dictionary(config.DefaultConfig().DictionaryDir, log)
 	cfg.WordNet = cmdconfig.WordNet(config.DefaultConfig().WordNetDir, log)
+	cfg.WordFreq = cmdconfig.WordFreq(config.DefaultConfig().WordFreqDir, log)
 	switch *flags.Embedder {
 	case "hash":
 	case "default":

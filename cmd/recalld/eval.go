@@ -75,6 +75,9 @@ func (a *app) evalCmd(ctx context.Context, args []string) error {
 			if cfg.WordNetDir != "" && cmdconfig.WordNet(cfg.WordNetDir, ec.Logger) == nil {
 				ec.Degraded = append(ec.Degraded, fmt.Sprintf("agent: WordNet not loaded from %s (run scripts/fetch-wordnet.sh)", cfg.WordNetDir))
 			}
+			if cfg.WordFreqDir != "" && cmdconfig.WordFreq(cfg.WordFreqDir, ec.Logger) == nil {
+				ec.Degraded = append(ec.Degraded, fmt.Sprintf("agent: word frequencies not loaded from %s (run scripts/fetch-wordfreq.sh)", cfg.WordFreqDir))
+			}
 			ec.Logger.Info("eval: agent runner", "brain", ag.Brain())
 			ec.Extra = append(ec.Extra, eval.AgentRunner{Agent: ag})
 		default:

@@ -131,9 +131,9 @@ func TestEvalSaysWhatItWentWithout(t *testing.T) {
 		args []string
 		want []string // in every degraded entry, in order
 	}{
-		{"missing", []string{"--embedder", "use", "--embedder-model-dir", empty, "--dictionary-dir", empty, "--wordnet-dir", empty},
-			[]string{"embedder: USE-Lite not loaded", "agent: CC-CEDICT not loaded", "agent: WordNet not loaded"}},
-		{"configured off", []string{"--embedder", "hash", "--dictionary-dir", "", "--wordnet-dir", ""}, nil},
+		{"missing", []string{"--embedder", "use", "--embedder-model-dir", empty, "--dictionary-dir", empty, "--wordnet-dir", empty, "--wordfreq-dir", empty},
+			[]string{"embedder: USE-Lite not loaded", "agent: CC-CEDICT not loaded", "agent: WordNet not loaded", "agent: word frequencies not loaded"}},
+		{"configured off", []string{"--embedder", "hash", "--dictionary-dir", "", "--wordnet-dir", "", "--wordfreq-dir", ""}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,6 +25,7 @@ import (
 	"github.com/recalld/recalld/internal/embed"
 	"github.com/recalld/recalld/internal/embed/bge"
 	"github.com/recalld/recalld/internal/embed/uselite"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
@@ -129,6 +130,9 @@ func NewAgent(store *storage.Store, log *slog.Logger, cfg config.Config) (*agent
 	if w := WordNet(cfg.WordNetDir, log); w != nil {
 		opts = append(opts, agent.WithWordNet(w))
 	}
+	if f := WordFreq(cfg.WordFreqDir, log); f != nil {
+		opts = append(opts, agent.WithWordFreq(f))
+	}
 	if llm.Model != "" {
 		m, err := agent.NewOpenAIModel(cmp.Or(llm.BaseURL, "https://api.openai.com/v1"), llm.APIKey, llm.Model, nil)
 		if err != nil {
@@ -165,6 +169,7 @@ func (c *dirCache[T]) get(dir string, load func(dir string) *T) *T {
 var (
 	dictionaries dirCache[bilingual.Dict]
 	wordnets     dirCache[wordnet.WordNet]
+	wordfreqs    dirCache[wordfreq.Freq]
 )
 
 // Dictionary is CC-CEDICT read from dir, once per process (nil, with a
@@ -301,4 +306,27 @@ func OpenQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*stora
 	}
 	return storage.OpenQueue(ctx, storage.QueueConfig{Dir: cfg.DataDir,
 		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
+}
+
+// WordFreq is how common words are in everyday Chinese and English, read
+// from dir once per process (nil, with a warning, when it cannot be read:
+// recall then judges words by the user's own messages only).
+func WordFreq(dir string, log *slog.Logger) *wordfreq.Freq {
+	if dir == "" {
+		return nil
+	}
+	return wordfreqs.get(dir, func(dir string) *wordfreq.Freq {
+		start := time.Now()
+		f, err := wordfreq.Load(dir)
+		if err != nil {
+			log.Warn("word frequencies not loaded; recall judges words by the user's own messages only",
+				"dir", dir, "err", err, "fix", "scripts/fetch-wordfreq.sh (make setup)")
+			return nil
+		}
+		log.Info("word frequencies loaded", "dir", dir, "words", f.Len(), "load_ms", time.Since(start).Milliseconds())
+		// Reading the lists leaves some 70 MB of garbage behind the 5 MB
+		// kept.
+		debug.FreeOSMemory()
+		return f
+	})
 }

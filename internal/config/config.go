@@ -70,6 +70,12 @@ type Config struct {
 	// musical instrument). Without it only the skill's lexicons do.
 	WordNetDir string `toml:"wordnet_dir"`
 
+	// WordFreqDir holds how common words are in everyday Chinese and
+	// English (scripts/fetch-wordfreq.sh), from which recall tells a word
+	// that ties messages to one matter (装修) from one any message may
+	// hold (开始). Without it the user's own messages tell.
+	WordFreqDir string `toml:"wordfreq_dir"`
+
 	// Cognitive configures the historian and its job queue (cognitive.go).
 	Cognitive CognitiveConfig `toml:"cognitive"`
 
@@ -175,6 +181,7 @@ func DefaultConfig() Config {
 			Retry: Duration{30 * time.Second}},
 		DictionaryDir: "models/cc-cedict",
 		WordNetDir:    "models/wordnet",
+		WordFreqDir:   "models/wordfreq",
 		Cognitive:     defaultCognitive(),
 		Breaker:       BreakerConfig{Failures: 5, OpenTimeout: Duration{10 * time.Second}, HalfOpenRequests: 1},
 	}
@@ -234,6 +241,7 @@ func Load(name string, args []string, getenv func(string) string, stderr io.Writ
 	fs.Float64Var(&cfg.Embedder.MultilingualWeight, "embedder-multilingual-weight", cfg.Embedder.MultilingualWeight, "share of the similarity from multilingual-e5-small, 0 = off (env RECALLD_EMBEDDER_MULTILINGUAL_WEIGHT)")
 	fs.StringVar(&cfg.DictionaryDir, "dictionary-dir", cfg.DictionaryDir, "CC-CEDICT files, for matching Chinese and English words (env RECALLD_DICTIONARY_DIR)")
 	fs.StringVar(&cfg.WordNetDir, "wordnet-dir", cfg.WordNetDir, "WordNet noun files, for knowing what a thing is a kind of (env RECALLD_WORDNET_DIR)")
+	fs.StringVar(&cfg.WordFreqDir, "wordfreq-dir", cfg.WordFreqDir, "word frequency lists, for knowing how common a word is (env RECALLD_WORDFREQ_DIR)")
 	fs.StringVar(&cfg.Embedder.BaseURL, "embedder-url", cfg.Embedder.BaseURL, "OpenAI-compatible API root (env RECALLD_EMBEDDER_URL)")
 	fs.StringVar(&cfg.Embedder.Model, "embedder-model", cfg.Embedder.Model, "embedding model (env RECALLD_EMBEDDER_MODEL)")
 	fs.IntVar(&cfg.Embedder.Dim, "embedder-dim", cfg.Embedder.Dim, "vector dimension; 0 = default or probe (env RECALLD_EMBEDDER_DIM)")
@@ -348,6 +356,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	str("RECALLD_EMBEDDER_E5_MODEL_DIR", &cfg.Embedder.E5ModelDir)
 	str("RECALLD_DICTIONARY_DIR", &cfg.DictionaryDir)
 	str("RECALLD_WORDNET_DIR", &cfg.WordNetDir)
+	str("RECALLD_WORDFREQ_DIR", &cfg.WordFreqDir)
 	str("RECALLD_EMBEDDER_URL", &cfg.Embedder.BaseURL)
 	str("RECALLD_EMBEDDER_MODEL", &cfg.Embedder.Model)
 	str("RECALLD_EMBEDDER_API_KEY", &cfg.Embedder.APIKey)

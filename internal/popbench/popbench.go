@@ -27,6 +27,7 @@ import (
 	"github.com/recalld/recalld/agent"
 	"github.com/recalld/recalld/internal/bilingual"
 	"github.com/recalld/recalld/internal/embed"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/internal/wordnet"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/skills"
@@ -76,7 +77,10 @@ type Config struct {
 	// WordNet lets /recall know what a thing is a kind of, as serve's does
 	// (nil: only the skill's lexicons know).
 	WordNet *wordnet.WordNet
-	Logger  *slog.Logger
+	// WordFreq lets /recall know how common a word is, as serve's does
+	// (nil: the user's own messages tell).
+	WordFreq *wordfreq.Freq
+	Logger   *slog.Logger
 }
 
 // Latency is the latency of one operation for one class of user.
@@ -207,7 +211,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	ag := agent.New(svc, skill, agent.WithDictionary(cfg.Dictionary), agent.WithWordNet(cfg.WordNet))
+	ag := agent.New(svc, skill, agent.WithDictionary(cfg.Dictionary), agent.WithWordNet(cfg.WordNet), agent.WithWordFreq(cfg.WordFreq))
 	rep.Dictionary = cfg.Dictionary != nil
 	rep.WordNet = cfg.WordNet != nil
 	debug.FreeOSMemory()
