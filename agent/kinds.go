@@ -26,7 +26,7 @@ func WithWordNet(w *wordnet.WordNet) Option {
 // everyday Chinese and English: a matter's course is followed by the words
 // that tie its messages together (装修, glaze), not by those any message
 // may hold (开始, thing), which a user's few dozen messages cannot tell
-// apart. Without it (nil) only the user's own messages tell.
+// apart. Without it (nil) no matter's course is followed.
 func WithWordFreq(f *wordfreq.Freq) Option {
 	return func(a *Agent) { a.freq = f }
 }

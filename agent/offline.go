@@ -30,7 +30,7 @@ type offlineBrain struct {
 	// skill's kinds and topics do.
 	wordnet *wordnet.WordNet
 	// freq is how common words are in everyday language (WithWordFreq);
-	// nil: the user's own messages tell.
+	// nil: no matter's course is followed (offlineRun.thread).
 	freq *wordfreq.Freq
 }
 
@@ -682,9 +682,9 @@ const threadMaxDF = 3
 
 // thread follows a matter's course for a question asking for it
 // (observation.thread: "光谷开分店那事 一路下来搞得么样了"). Each message
-// of the speaker's own that shares a rare word (in threadMaxDF of the
-// messages seen or fewer) with one of the best hits bearing the question
-// out continues the thread ("光谷铺面签了…下周开始装修", then "装修拖了 开业
+// of the speaker's own that shares a rare word (rare in everyday language,
+// threadCommon, and in threadMaxDF of the user's messages seen or fewer)
+// with one of the best hits bearing the question out continues the thread ("光谷铺面签了…下周开始装修", then "装修拖了 开业
 // 推到五月中", then "光谷店今天试营业"), and bears the question out as that
 // hit does (candidate.via); what it finds is followed again, threadHops
 // times. One lexical search a hop; a spent budget ends it quietly. It
@@ -770,7 +770,7 @@ func (or *offlineRun) thread(ctx context.Context) error {
 			}
 			return err
 		}
-		// How many of the users' messages each word is in, of those seen
+		// How many of the user's messages each word is in, of those seen
 		// and those found (the assistant's restatements aside).
 		df := map[string]int{}
 		counted := map[string]bool{}
