@@ -166,58 +166,64 @@ func (c *dirCache[T]) get(dir string, load func(dir string) *T) *T {
 	return t
 }
 
+// dirData is one folder of data recall reads (a dictionary, WordNet,
+// word counts): how to read it, once per process and folder, and what to
+// log.
+type dirData[T any] struct {
+	cache   dirCache[T]
+	name    string // what the log calls it: "dictionary"
+	without string // what recall does without it
+	fix     string // the script that fetches it
+	read    func(dir string) (*T, error)
+	size    func(*T) (string, int) // what the log counts: "words", 120000
+}
+
+// load is what dir gives (nil, with a warning, when it cannot be read).
+func (d *dirData[T]) load(dir string, log *slog.Logger) *T {
+	if dir == "" {
+		return nil
+	}
+	return d.cache.get(dir, func(dir string) *T {
+		start := time.Now()
+		t, err := d.read(dir)
+		if err != nil {
+			log.Warn(d.name+" not loaded; "+d.without, "dir", dir, "err", err, "fix", d.fix+" (make setup)")
+			return nil
+		}
+		key, n := d.size(t)
+		log.Info(d.name+" loaded", "dir", dir, key, n, "load_ms", time.Since(start).Milliseconds())
+		// Reading the files leaves several times what is kept behind as
+		// garbage (the dictionary 50 MB for 22, WordNet 130 for 5, the
+		// word counts 70 for 5): give it back now rather than when the
+		// scavenger gets to it.
+		debug.FreeOSMemory()
+		return t
+	})
+}
+
 var (
-	dictionaries dirCache[bilingual.Dict]
-	wordnets     dirCache[wordnet.WordNet]
-	wordfreqs    dirCache[wordfreq.Freq]
+	dictionaries = dirData[bilingual.Dict]{name: "dictionary", without: "recall matches words in their own language only",
+		fix: "scripts/fetch-cedict.sh", read: bilingual.Load, size: func(d *bilingual.Dict) (string, int) { return "words", d.Len() }}
+	wordnets = dirData[wordnet.WordNet]{name: "wordnet", without: "recall knows kinds of things from its lexicons only",
+		fix: "scripts/fetch-wordnet.sh", read: wordnet.Load, size: func(w *wordnet.WordNet) (string, int) { return "synsets", w.Len() }}
+	wordfreqs = dirData[wordfreq.Freq]{name: "word frequencies", without: "recall follows no matter's course",
+		fix: "scripts/fetch-wordfreq.sh", read: wordfreq.Load, size: func(f *wordfreq.Freq) (string, int) { return "words", f.Len() }}
 )
 
 // Dictionary is CC-CEDICT read from dir, once per process (nil, with a
 // warning, when it cannot be read: recall then matches words in their own
 // language only).
-func Dictionary(dir string, log *slog.Logger) *bilingual.Dict {
-	if dir == "" {
-		return nil
-	}
-	return dictionaries.get(dir, func(dir string) *bilingual.Dict {
-		start := time.Now()
-		d, err := bilingual.Load(dir)
-		if err != nil {
-			log.Warn("dictionary not loaded; recall matches words in their own language only",
-				"dir", dir, "err", err, "fix", "scripts/fetch-cedict.sh (make setup)")
-			return nil
-		}
-		log.Info("dictionary loaded", "dir", dir, "words", d.Len(), "load_ms", time.Since(start).Milliseconds())
-		// Reading the 11 MB file leaves some 50 MB of garbage behind the
-		// 22 MB kept: give it back now rather than when the scavenger
-		// gets to it.
-		debug.FreeOSMemory()
-		return d
-	})
-}
+func Dictionary(dir string, log *slog.Logger) *bilingual.Dict { return dictionaries.load(dir, log) }
 
 // WordNet is the nouns of WordNet read from dir, once per process (nil,
 // with a warning, when they cannot be read: recall then knows kinds of
 // things from the skill's lexicons only).
-func WordNet(dir string, log *slog.Logger) *wordnet.WordNet {
-	if dir == "" {
-		return nil
-	}
-	return wordnets.get(dir, func(dir string) *wordnet.WordNet {
-		start := time.Now()
-		w, err := wordnet.Load(dir)
-		if err != nil {
-			log.Warn("wordnet not loaded; recall knows kinds of things from its lexicons only",
-				"dir", dir, "err", err, "fix", "scripts/fetch-wordnet.sh (make setup)")
-			return nil
-		}
-		log.Info("wordnet loaded", "dir", dir, "synsets", w.Len(), "load_ms", time.Since(start).Milliseconds())
-		// The files' lines are garbage once read (130 MB allocated for
-		// 5 MB kept).
-		debug.FreeOSMemory()
-		return w
-	})
-}
+func WordNet(dir string, log *slog.Logger) *wordnet.WordNet { return wordnets.load(dir, log) }
+
+// WordFreq is how common words are in everyday Chinese and English, read
+// from dir once per process (nil, with a warning, when it cannot be read:
+// recall then follows no matter's course).
+func WordFreq(dir string, log *slog.Logger) *wordfreq.Freq { return wordfreqs.load(dir, log) }
 
 // OpenStore opens the store of cfg with its embedder.
 // fallback is why the configured embedder was replaced by hashing, or "".
@@ -306,27 +312,4 @@ func OpenQueue(ctx context.Context, cfg config.Config, log *slog.Logger) (*stora
 	}
 	return storage.OpenQueue(ctx, storage.QueueConfig{Dir: cfg.DataDir,
 		ProfileRevisionKeep: cfg.Cognitive.Profile.RevisionKeep, Logger: log})
-}
-
-// WordFreq is how common words are in everyday Chinese and English, read
-// from dir once per process (nil, with a warning, when it cannot be read:
-// recall then judges words by the user's own messages only).
-func WordFreq(dir string, log *slog.Logger) *wordfreq.Freq {
-	if dir == "" {
-		return nil
-	}
-	return wordfreqs.get(dir, func(dir string) *wordfreq.Freq {
-		start := time.Now()
-		f, err := wordfreq.Load(dir)
-		if err != nil {
-			log.Warn("word frequencies not loaded; recall judges words by the user's own messages only",
-				"dir", dir, "err", err, "fix", "scripts/fetch-wordfreq.sh (make setup)")
-			return nil
-		}
-		log.Info("word frequencies loaded", "dir", dir, "words", f.Len(), "load_ms", time.Since(start).Milliseconds())
-		// Reading the lists leaves some 70 MB of garbage behind the 5 MB
-		// kept.
-		debug.FreeOSMemory()
-		return f
-	})
 }
