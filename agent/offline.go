@@ -817,7 +817,7 @@ func (or *offlineRun) thread(ctx context.Context) error {
 				by, word = c, t
 				break
 			}
-			if by == nil || or.isFront(h.MessageID, front) {
+			if by == nil {
 				continue
 			}
 			if _, ok := r.seen[h.MessageID]; !ok {
@@ -885,19 +885,15 @@ func (or *offlineRun) threadTerms(content string) []string {
 	return out
 }
 
-// capitalised returns the words (lower case, as key terms: stemmed) a
-// text writes with a capital letter inside a sentence: names ("pitched
-// Lantern Hollow to Paper Crane Publishing" → lantern, hollow, paper,
-// crane, publish).
+// capitalised returns the names a text writes with a capital (names),
+// lower case and stemmed as key terms are ("pitched Lantern Hollow to
+// Paper Crane Publishing" → lantern, hollow, paper, crane, publish).
 func capitalised(text string) []string {
 	var out []string
-	start := true // at the start of a sentence
-	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || isCJK(r) }) {
-		word := strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
-		if r, _ := utf8.DecodeRuneInString(word); !start && unicode.IsUpper(r) && len(word) > 1 {
-			out = append(out, stem(strings.ToLower(word)))
+	for _, n := range names(text) {
+		for _, w := range strings.FieldsFunc(strings.ToLower(n), func(r rune) bool { return r == '-' }) {
+			out = append(out, stem(w))
 		}
-		start = strings.ContainsAny(w[len(w)-1:], ".!?:")
 	}
 	return out
 }
@@ -922,11 +918,6 @@ func threadWord(t string) bool {
 }
 
 func absDuration(d time.Duration) time.Duration { return max(d, -d) }
-
-// isFront reports whether a message is one of the hits thread follows from.
-func (or *offlineRun) isFront(id string, front []*candidate) bool {
-	return slices.ContainsFunc(front, func(c *candidate) bool { return c.ev.MessageID == id })
-}
 
 // givenNames returns the names a message gives to someone or something:
 // after 叫 or 名字是 behind a measure word or a noun of people or animals
