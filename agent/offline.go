@@ -715,8 +715,7 @@ func (or *offlineRun) thread(ctx context.Context) error {
 	}
 	// A message's words that may tie it to another. Those of a hit
 	// followed from (from) must also be rare in everyday language, unless
-	// the hit writes them with a capital inside a sentence (a name: Paper
-	// Crane).
+	// they are of a name the hit writes with capitals (Paper Crane).
 	type key struct {
 		content string
 		from    bool
