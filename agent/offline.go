@@ -32,6 +32,9 @@ type offlineBrain struct {
 	// freq is how common words are in everyday language (WithWordFreq);
 	// nil: no matter's course is followed (offlineRun.thread).
 	freq *wordfreq.Freq
+	// timeWords are the words of time signals and parts of the day (lower
+	// case), which tie no two messages to one matter (今天, 下周); built once.
+	timeWords map[string]bool
 }
 
 func (b *offlineBrain) name() string { return "offline" }
@@ -703,16 +706,6 @@ func (or *offlineRun) thread(ctx context.Context) error {
 		}
 	}
 	p := or.skill.Params
-	// Words of time and parts of the day tie nothing together (今天, 下周).
-	timeWords := map[string]bool{}
-	for _, ts := range p.TimeSignals {
-		for _, w := range ts.Words() {
-			timeWords[strings.ToLower(w)] = true
-		}
-	}
-	for _, w := range p.Markers["daypart"].Words() {
-		timeWords[strings.ToLower(w)] = true
-	}
 	// A message's words that may tie it to another. Those of a hit
 	// followed from (from) must also be rare in everyday language, unless
 	// they are of a name the hit writes with capitals (Paper Crane).
@@ -732,7 +725,7 @@ func (or *offlineRun) thread(ctx context.Context) error {
 		}
 		var out []string
 		for _, t := range or.threadTerms(content) {
-			if !threadWord(t) || timeWords[t] || slices.Contains(out, t) {
+			if !threadWord(t) || or.timeWords[t] || slices.Contains(out, t) {
 				continue
 			}
 			switch {
@@ -803,7 +796,7 @@ func (or *offlineRun) thread(ctx context.Context) error {
 			names := map[*candidate][]string{}
 			for _, t := range termsOf(h.Content, false) {
 				c := from[t]
-				if c == nil || df[t] > threadMaxDF || c.ev.MessageID == h.MessageID || c.ev.SenderID != h.SenderID ||
+				if c == nil || df[t] > threadMaxDF || c.ev.SenderID != h.SenderID ||
 					absDuration(h.CreatedAt.Sub(c.ev.CreatedAt)) > threadGap {
 					continue
 				}
@@ -917,6 +910,21 @@ func threadWord(t string) bool {
 }
 
 func absDuration(d time.Duration) time.Duration { return max(d, -d) }
+
+// timeWords are the words of the skill's time signals and parts of the
+// day, lower case.
+func timeWords(p Params) map[string]bool {
+	out := map[string]bool{}
+	for _, ts := range p.TimeSignals {
+		for _, w := range ts.Words() {
+			out[strings.ToLower(w)] = true
+		}
+	}
+	for _, w := range p.Markers["daypart"].Words() {
+		out[strings.ToLower(w)] = true
+	}
+	return out
+}
 
 // givenNames returns the names a message gives to someone or something:
 // after 叫 or 名字是 behind a measure word or a noun of people or animals

@@ -223,7 +223,7 @@ func New(tools *queryapi.Service, skill *Skill, opts ...Option) *Agent {
 		skill = &s
 		a.skill = skill
 	}
-	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), household: ofHousehold(skill.Params), dict: a.dict, wordnet: a.wordnet, freq: a.freq}
+	a.offline = &offlineBrain{skill: skill, asking: askingWords(skill.Params), household: ofHousehold(skill.Params), timeWords: timeWords(skill.Params), dict: a.dict, wordnet: a.wordnet, freq: a.freq}
 	return a
 }
 

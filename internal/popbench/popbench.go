@@ -99,6 +99,7 @@ type Report struct {
 	Embedder      string     `json:"embedder"`   // name/dimension
 	Dictionary    bool       `json:"dictionary"` // /recall matched Chinese and English words
 	WordNet       bool       `json:"wordnet"`    // /recall knew kinds of things from WordNet
+	WordFreq      bool       `json:"wordfreq"`   // /recall knew how common words are
 	Messages      int        `json:"messages"`
 	HeavyMessages int        `json:"heavy_messages_total"`
 	LightMessages int        `json:"light_messages_total"`
@@ -214,6 +215,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	ag := agent.New(svc, skill, agent.WithDictionary(cfg.Dictionary), agent.WithWordNet(cfg.WordNet), agent.WithWordFreq(cfg.WordFreq))
 	rep.Dictionary = cfg.Dictionary != nil
 	rep.WordNet = cfg.WordNet != nil
+	rep.WordFreq = cfg.WordFreq != nil
 	debug.FreeOSMemory()
 	resetPeakRSS()
 	r := rand.New(rand.NewPCG(p.Seed, 7))

@@ -17,6 +17,7 @@ func (r Report) WriteMarkdown(w io.Writer) error {
 		{"embedder", r.Embedder},
 		{"dictionary", map[bool]string{true: "CC-CEDICT (as serve)", false: "none"}[r.Dictionary]},
 		{"wordnet", map[bool]string{true: "WordNet 3.1 nouns (as serve)", false: "none"}[r.WordNet]},
+		{"word frequencies", map[bool]string{true: "jieba and SUBTLEX-US (as serve)", false: "none"}[r.WordFreq]},
 		{"disk", fmt.Sprintf("%s, %.1f KB per user, %.2f KB per message", mb(r.DiskBytes), r.DiskPerUser()/1e3, float64(r.DiskBytes)/float64(max(r.Messages, 1))/1e3)},
 		{"ack rate", fmt.Sprintf("%.0f msg/s", r.AckRate)},
 		{"indexing rate", fmt.Sprintf("%.0f msg/s", r.IndexRate)},
