@@ -87,6 +87,11 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// A plan's day moved by a revision that says no change word.
 		user("m52", day(3, 22), "点餐小程序 v2 定在 4 月 20 号发版"),
 		user("m53", day(4, 14), "发版时间改到 5 月 6 号，老板同意了"),
+		// A message about the user's mother that says, in a clause of its
+		// own, where the user is from; and one whose clause without a
+		// subject is the father's.
+		user("m54", day(3, 9), "清明回绍兴我妈家了，我老家就是绍兴的，顺便看了看老同学"),
+		user("m55", day(3, 12), "手术挺顺利，我爸已经能拄着拐走两步了"),
 	}
 	return serviceWith(t, "qq:42", msgs)
 }
@@ -131,6 +136,8 @@ func TestOfflineJudgement(t *testing.T) {
 			note: "cite at most 2: 1 of the best"},
 		{name: "an unsure answer in English", question: "Any progress on the Orion vendor contract?", cited: []string{"m34"},
 			forbidden: []string{"m36", "m37"}, note: "cite at most 2: 1 of the best"},
+		{name: "said of self beside a relative", question: "我老家是哪里的来着？", cited: []string{"m54"}},
+		{name: "a relative's clause without subject", question: "我做过手术吗？", noEvidence: true, forbidden: []string{"m55"}},
 		{name: "a correction of the bot's guess", question: "我是在南京上班吗？", cited: []string{"m44"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},

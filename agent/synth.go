@@ -556,6 +556,27 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 	return false
 }
 
+// saidOfSelf reports whether a message that speaks of someone else says a
+// word of the question of its speaker in a clause of its own: a clause
+// that names no one else, where the nearest pronoun before the word is 我
+// or I ("…不过4月底我就不出差了，我老婆预产期4月28号" for "我之前说过哪段时间不能
+// 出差？"). A clause that leaves the subject out ("手术挺顺利，我爸已经能拄
+// 着拐走两步了") may be about the one the next clause names.
+func (r *run) saidOfSelf(rel relevance, c *candidate) bool {
+	markers := r.skill.Params.Markers["third_party"].Words()
+	for _, clause := range clauses(strings.ToLower(c.ev.Content)) {
+		if aboutOthers(clause, markers) {
+			continue
+		}
+		for _, t := range rel.terms {
+			if at := wordIndex(clause, t); at >= 0 && personBefore(clause[:at]) == 1 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // saidOfOthers reports whether content says a word of the question (a
 // key term, or a word of its intent or topics) of a third person and
 // never of its speaker: in some clause the nearest pronoun before the
@@ -803,6 +824,12 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		// the history gives them ("周六带朵朵逛了拙政园 她说像皇宫" for
 		// "上周六我带娃去哪儿了": the 她说 is 朵朵's).
 		if o.people != "" && c.flags.thirdParty && (r.ownClause(rel, c) || r.aboutRelation(rel, o.people, c) || countHits(strings.ToLower(c.ev.Content), theirNames) > 0) {
+			c.flags.thirdParty = false
+		}
+		// A question the user asks about themself is borne out by a
+		// clause in which the user says it of themself, whoever else the
+		// message speaks of ("五一回杭州我妈家了，我老家就是杭州的").
+		if aboutSelf && c.flags.thirdParty && r.saidOfSelf(rel, c) {
 			c.flags.thirdParty = false
 		}
 		// A question the user asks about themself ("我", "my") is not
