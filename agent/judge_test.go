@@ -92,6 +92,9 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// subject is the father's.
 		user("m54", day(3, 9), "清明回绍兴我妈家了，我老家就是绍兴的，顺便看了看老同学"),
 		user("m55", day(3, 12), "手术挺顺利，我爸已经能拄着拐走两步了"),
+		// A plan revised by changing one's mind, in so many words.
+		user("m56", day(3, 15), "那批样机我算了下，直接用第四版量产没问题"),
+		user("m57", day(3, 17), "改主意了，那批样机还是出个第五版，省点成本"),
 	}
 	return serviceWith(t, "qq:42", msgs)
 }
@@ -138,6 +141,7 @@ func TestOfflineJudgement(t *testing.T) {
 			forbidden: []string{"m36", "m37"}, note: "cite at most 2: 1 of the best"},
 		{name: "said of self beside a relative", question: "我老家是哪里的来着？", cited: []string{"m54"}},
 		{name: "a relative's clause without subject", question: "我做过手术吗？", noEvidence: true, forbidden: []string{"m55"}},
+		{name: "a change of mind", question: "那批样机最后决定用哪一版？", cited: []string{"m57"}, forbidden: []string{"m56"}, note: "superseded by m57"},
 		{name: "a correction of the bot's guess", question: "我是在南京上班吗？", cited: []string{"m44"}},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
