@@ -897,3 +897,37 @@ func TestFollowTheMatter(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowTheMatterBudget: following a matter spends tool calls it may
+// not have; with any budget the run answers within it, and what it cites
+// of the matter starts where the matter does.
+func TestFollowTheMatterBudget(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 84, "过完年了 想在光谷开个分店 今天去看了两个铺面 一个太贵一个太偏"),
+		said("m2", 66, "铺面签了 地铁口旁边 下周开始装修"),
+		said("m3", 32, "装修拖了 师傅说排烟管要重新走 开业推到五月中"),
+	}, offTopic("m5", 50, "m6", 10)...)
+	svc := serviceWith(t, "tg:7", msgs)
+	matter := []string{"m1", "m2", "m3"}
+	for budget := 4; budget <= 16; budget++ {
+		sk, err := skillWith(t, "max_tool_calls: 40", fmt.Sprintf("max_tool_calls: %d", budget))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := agent.New(svc, sk, agent.WithDictionary(agent.MiniDictionary(t)), agent.WithWordFreq(testFreq(t)))
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "光谷开分店那事 一路下来搞得么样了", Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		got := citedIDs(resp)
+		slices.Sort(got)
+		switch {
+		case resp.Limits.ToolsCalled > budget:
+			t.Errorf("budget %d: %d tool calls", budget, resp.Limits.ToolsCalled)
+		case len(got) == 0 || got[0] != "m1" || slices.ContainsFunc(got, func(id string) bool { return !slices.Contains(matter, id) }):
+			t.Errorf("budget %d: cited %v, want m1 and what follows it of m2, m3 (notes %q)", budget, got, resp.Limits.Notes)
+		case budget == 16 && len(got) != 3:
+			t.Errorf("budget %d: cited %v, want m1, m2, m3", budget, got)
+		}
+	}
+}
