@@ -108,6 +108,10 @@ func TestME5Corrupt(t *testing.T) {
 	}
 }
 
+// centersTolerance is how far a value of the centers may stand from the
+// corpus's mean (TestME5Centers).
+const centersTolerance = 2.5e-4
+
 var updateCenters = flag.Bool("update-centers", false, "write me5_centers.json from testdata/me5/corpus-*.txt")
 
 // TestME5Centers checks me5_centers.json against the mean vectors of the
@@ -196,8 +200,13 @@ func TestME5Centers(t *testing.T) {
 		}
 		return
 	}
+	// The file was made with the simd build (GOEXPERIMENT=simd, the
+	// Makefile's default); the generic kernels sum in another order, and
+	// the means of a few hundred float32 passes then differ by up to about
+	// 1.1e-4 (twenty-seventh session). Centering with either is the same
+	// to a cosine's third decimal.
 	for i := range dim {
-		if d := max(math.Abs(float64(want.Han[i]-got.Han[i])), math.Abs(float64(want.Other[i]-got.Other[i]))); d > 1e-4 {
+		if d := max(math.Abs(float64(want.Han[i]-got.Han[i])), math.Abs(float64(want.Other[i]-got.Other[i]))); d > centersTolerance {
 			t.Fatalf("value %d of the centers differs by %.2g from the corpus; run go test -run TestME5Centers -update-centers", i, d)
 		}
 	}
