@@ -685,14 +685,17 @@ var (
 	enMonthRE    = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
 	enDayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
 	monthLeadRE  = regexp.MustCompile(`(?i)\b(?:in|during|since|until|till|by|before|after|early|late|mid|end of|this|last|next)\s*-?\s*$`)
-	monthByName  = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
+	// lastSpanRE: the last or past so many days, weeks or months ("in the
+	// last two weeks", "past 10 days", 过去三个月, 最近两周, 近两个礼拜).
+	lastSpanRE  = regexp.MustCompile(`(?i)\b(?:last|past) (\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|couple of|few) (day|week|month)s?\b|(?:过去|過去|最近|近)(?:的)?\s*(\d{1,2}|[两兩二三四五六七八九十]|几|幾)\s*(天|日|周|週|个?星期|個?星期|个?礼拜|個?禮拜|个月|個月)`)
+	monthByName = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 // withoutDates blanks the dates, months and days explicitDates reads in q
 // ("on 9 November, 2022", "2026年3月5日", "上周末", "last Friday", "上个月";
 // not "may" alone, usually the verb).
 func withoutDates(q string) string {
-	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE, lastWeekdayRE, lastWeekendRE, lastWeekRE, enLastDayRE, lastMonthRE} {
+	for _, re := range []*regexp.Regexp{isoDateRE, zhDateRE, enDayMonthRE, thisYearRE, lastWeekdayRE, lastWeekendRE, lastWeekRE, enLastDayRE, lastMonthRE, lastSpanRE} {
 		q = re.ReplaceAllString(q, " ")
 	}
 	var b strings.Builder
@@ -795,6 +798,18 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	// this week) and last Saturday (the latest Saturday before today).
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, loc)
 	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	// The last so many days, weeks or months: from as far back to today.
+	if m := lastSpanRE.FindStringSubmatch(q); m != nil {
+		n, unit := spanCount(cmpOr(m[1], m[3])), cmpOr(m[2], m[4])
+		back := today.AddDate(0, 0, -n)
+		switch {
+		case strings.Contains(unit, "week") || strings.ContainsAny(unit, "周週星礼禮"):
+			back = today.AddDate(0, 0, -7*n)
+		case strings.Contains(unit, "month") || strings.Contains(unit, "月"):
+			back = today.AddDate(0, -n, 0)
+		}
+		return timeWindow{since: back.Add(-12 * time.Hour), until: today.AddDate(0, 0, 1).Add(12 * time.Hour)}, true
+	}
 	if m := lastWeekdayRE.FindStringSubmatch(q); m != nil {
 		d := monday.AddDate(0, 0, -7+zhWeekday[m[1]])
 		return day(d.Year(), d.Month(), d.Day()), true
@@ -829,6 +844,33 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 		return day(d.Year(), d.Month(), d.Day()), true
 	}
 	return timeWindow{}, false
+}
+
+// spanCount reads the count of lastSpanRE: digits, an English or Chinese
+// numeral; a few (几) is three.
+func spanCount(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	switch strings.ToLower(s) {
+	case "two", "couple of", "两", "兩", "二":
+		return 2
+	case "four", "四":
+		return 4
+	case "five", "五":
+		return 5
+	case "six", "六":
+		return 6
+	case "seven", "七":
+		return 7
+	case "eight", "八":
+		return 8
+	case "nine", "九":
+		return 9
+	case "ten", "十":
+		return 10
+	}
+	return 3 // three, few, 三, 几
 }
 
 // zhWeekday is the days from Monday of a weekday's Chinese numeral (六 of

@@ -320,6 +320,12 @@ func TestExplicitDates(t *testing.T) {
 		{"上個週末幹嘛了", d(2026, 5, 16).Add(-12 * time.Hour), d(2026, 5, 18).Add(12 * time.Hour)},
 		{"Which gig did I go to last month?", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
 		{"上个月我去了几次健身房", d(2026, 4, 1).Add(-12 * time.Hour), d(2026, 5, 1).Add(12 * time.Hour)},
+		// The last so many days, weeks or months: from as far back to today.
+		{"which sunrise spot did I rave about in the last two weeks?", d(2026, 5, 6).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"What have I eaten over the past 10 days?", d(2026, 5, 10).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"过去三个月我去了几次医院", d(2026, 2, 20).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"最近两周我都在忙啥", d(2026, 5, 6).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
+		{"近幾天我有冇講過要去邊度", d(2026, 5, 17).Add(-12 * time.Hour), d(2026, 5, 21).Add(12 * time.Hour)},
 		{"May I ask what I like?", time.Time{}, time.Time{}},
 		{"我跟 Jun Hao 买组屋那件事，到现在进展到哪一步了？", time.Time{}, time.Time{}}, // a name, not June
 		{"Did Jan call me back?", time.Time{}, time.Time{}},
@@ -350,6 +356,8 @@ func TestWithoutDates(t *testing.T) {
 		"What did I cook last Friday?":                      {"cook"},
 		"上个礼拜我进了多少牛油":                                       {"牛油"},
 		"What did I photograph last week?":                  {"photograph"},
+		"Where did I hike in the past two weeks?":           {"hike"},
+		"过去三个月我去了几次医院":                                      {"医院"},
 	} {
 		got := keyTerms(withoutDates(q), Lexicon{})
 		for _, w := range want {
@@ -358,7 +366,7 @@ func TestWithoutDates(t *testing.T) {
 			}
 		}
 		for _, w := range got {
-			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" || w == "friday" || w == "week" || strings.ContainsAny(w, "今年周末六礼拜") {
+			if strings.ContainsAny(w, "0123456789") || w == "november" || w == "august" || w == "friday" || w == "week" || strings.ContainsAny(w, "今年周末六礼拜月") {
 				t.Errorf("keyTerms(withoutDates(%q)) = %q: the date is left (%q)", q, got, w)
 			}
 		}
