@@ -303,8 +303,31 @@ func (or *offlineRun) kindTerms(question string, o observation, evidence []strin
 // places reports whether a message names a place the dictionary knows
 // (bilingual.Dict.Places), remembering each message's answer (memo).
 func (or *offlineRun) places() func(content string) bool {
-	return memo(func(content string) bool { return len(or.dict.Places(content)) > 0 })
+	return memo(func(content string) bool {
+		if len(or.dict.Places(content)) > 0 {
+			return true
+		}
+		// Chat writes names in lower case ("near lijiang not dali"): a word
+		// that is the name of a place and no everyday English word (fewer
+		// than placeCommon a million) names one too.
+		if or.freq == nil {
+			return false
+		}
+		for _, w := range latinWord.FindAllString(content, -1) {
+			if w == strings.ToLower(w) && or.dict.PlaceName(w) && or.freq.PerMillion(w) < placeCommon {
+				return true
+			}
+		}
+		return false
+	})
 }
+
+// placeCommon is how common (a million English words) a word in lower
+// case may be and still be read as a place's name: brisbane and kunming
+// are rarer; nice, reading and bath are not.
+const placeCommon = 2
+
+var latinWord = regexp.MustCompile(`[A-Za-z]{4,}`)
 
 // memo remembers what named says of each message: synthesis asks of every
 // candidate, more than once.

@@ -317,6 +317,37 @@ func TestPlaceKind(t *testing.T) {
 	}
 }
 
+// TestPlaceInLowerCase: chat writes places in lower case ("moving to
+// shenzhen"); with the word counts, a word that names a place and is no
+// everyday English word names one, and "nice" does not.
+func TestPlaceInLowerCase(t *testing.T) {
+	const question = "Which city is my new job in?"
+	rest := offTopic("m3", 60, "m4", 30)
+	for _, tc := range []struct {
+		name string
+		msg  string
+		freq bool
+		want []string
+	}{
+		{"a place", "offer came through!! new job starts next month, moving to shenzhen", true, []string{"m1"}},
+		{"a place, no word counts", "offer came through!! new job starts next month, moving to shenzhen", false, nil},
+		{"an everyday word", "offer came through!! new job starts next month, the team seems nice", true, nil},
+	} {
+		opts := []agent.Option{agent.WithDictionary(agent.MiniDictionary(t))}
+		if tc.freq {
+			opts = append(opts, agent.WithWordFreq(testFreq(t)))
+		}
+		a := agent.New(serviceWith(t, "tg:7", append([]storage.Message{said("m1", 90, tc.msg)}, rest...)), mustSkill(t), opts...)
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := citedIDs(resp); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cited %v, want %v (notes %q)", tc.name, got, tc.want, resp.Limits.Notes)
+		}
+	}
+}
+
 // TestLatestStatement: which of two statements on one subject answers a
 // question about now, or one that names its topic as a whole.
 func TestLatestStatement(t *testing.T) {
@@ -843,7 +874,7 @@ func TestCorrectingTheBot(t *testing.T) {
 func testFreq(t *testing.T) *wordfreq.Freq {
 	t.Helper()
 	f, err := wordfreq.Parse(strings.NewReader("的 59800000 uj\n开始 38139 v\n今天 15960 t\n装修 437 v\n铺面 82 n\n光谷 567 n\n"),
-		strings.NewReader(`[{"word": "the", "count": 50800000}, {"word": "food", "count": 7876}, {"word": "party", "count": 20000}, {"word": "awful", "count": 9000}, {"word": "awards", "count": 247}]`))
+		strings.NewReader(`[{"word": "the", "count": 50800000}, {"word": "food", "count": 7876}, {"word": "party", "count": 20000}, {"word": "awful", "count": 9000}, {"word": "awards", "count": 247}, {"word": "nice", "count": 30000}]`))
 	if err != nil {
 		t.Fatal(err)
 	}

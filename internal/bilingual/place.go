@@ -206,6 +206,15 @@ func (d *Dict) Places(text string) []string {
 	return out
 }
 
+// PlaceName reports whether en, in any case, is the English name of a
+// place the dictionary knows (placeName): "lijiang", "Kunming".
+func (d *Dict) PlaceName(en string) bool {
+	if d == nil {
+		return false
+	}
+	return d.placeName(en)
+}
+
 // placeName reports whether en is the English name of a place; a single
 // word of three letters or fewer is not taken for one (Lin is a county
 // and a user's name).
