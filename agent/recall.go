@@ -142,7 +142,8 @@ const (
 // Each phase means one thing:
 //   - observe: the brain reads the question (the first step, round 0);
 //   - decide: a tool call the brain chose; Tool and Arguments are set, Hits
-//     is what it returned, and Decision says why it was rejected, if it was;
+//     is what it returned, and Decision says why it was rejected, if it was,
+//     or how the store searched a query the brain wrote (a long one cut);
 //   - reflect: the brain judges what the search found: a round's tally, a
 //     candidate set aside or ranked lower, the model's answer or a retry of it.
 type TraceStep struct {

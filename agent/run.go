@@ -197,14 +197,36 @@ func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.P
 	page, err := r.tools.LexicalSearch(ctx, p)
 	r.toolTime(start)
 	page.Hits = r.before(page.Hits)
+	var decision string
 	if err == nil {
 		r.sawConsidered(page.Considered)
-		for _, n := range page.Notes {
-			r.note("%s", n)
+		// How the store searched the text (a long query cut short) is a
+		// limit of the answer when the text is the user's own words; of a
+		// search the brain wrote (a topic's many words, the question's
+		// senses in the other language) it is the brain's, kept in the
+		// trace.
+		if r.questionsWords(p.QueryText) {
+			for _, n := range page.Notes {
+				r.note("%s", n)
+			}
+		} else {
+			decision = strings.Join(page.Notes, "; ")
 		}
 	}
-	r.step("decide", "lexical_search", p, len(page.Hits), "")
+	r.step("decide", "lexical_search", p, len(page.Hits), decision)
 	return page, err
+}
+
+// questionsWords reports whether every word of a query is in the
+// question (KeywordQuery of it, or a part of it after a preamble).
+func (r *run) questionsWords(query string) bool {
+	q := strings.ToLower(r.question)
+	for _, w := range strings.Fields(strings.ToLower(query)) {
+		if !strings.Contains(q, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r *run) semantic(ctx context.Context, p queryapi.SemanticParams) (queryapi.Page, error) {

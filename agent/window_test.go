@@ -963,3 +963,35 @@ func TestFollowTheMatterBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestLongQueryNote: the store's note that it looked up only the first
+// terms of a long query is the answer's limit when the query is the
+// user's own long question; a short question whose topic the brain
+// searches by its many words carries no such note.
+func TestLongQueryNote(t *testing.T) {
+	const note = "search terms of a long query are looked up"
+	long := strings.Repeat("今天天气很好我们去公园散步了，", 20)
+	msgs := offTopic("m3", 60, "m4", 30)
+	for _, tc := range []struct {
+		name, question string
+		want           bool
+	}{
+		{"a long question", long + "我女儿在哪个学校读书？", true},
+		{"a short question, the topic's words", "我孩子在哪个学校读书？", false},
+	} {
+		a := agent.New(serviceWith(t, "tg:7", msgs), mustSkill(t), agent.WithDictionary(agent.MiniDictionary(t)))
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: tc.question, Options: agent.Options{Trace: true},
+			Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.ContainsFunc(resp.Limits.Notes, func(n string) bool { return strings.Contains(n, note) })
+		traced := slices.ContainsFunc(resp.Trace, func(s agent.TraceStep) bool { return strings.Contains(s.Decision, note) })
+		switch {
+		case got != tc.want:
+			t.Errorf("%s: notes %q, want the long-query note %v", tc.name, resp.Limits.Notes, tc.want)
+		case !got && !traced:
+			t.Errorf("%s: the brain's long search is not in the trace", tc.name)
+		}
+	}
+}
