@@ -881,6 +881,16 @@ func testFreq(t *testing.T) *wordfreq.Freq {
 	return f
 }
 
+// branchShop is a matter told over weeks in words the question does not
+// share: a branch shop's search, its signing, its refit.
+func branchShop() []storage.Message {
+	return []storage.Message{
+		said("m1", 84, "过完年了 想在光谷开个分店 今天去看了两个铺面 一个太贵一个太偏"),
+		said("m2", 66, "铺面签了 地铁口旁边 下周开始装修"),
+		said("m3", 32, "装修拖了 师傅说排烟管要重新走 开业推到五月中"),
+	}
+}
+
 // TestFollowTheMatter: a question asking for a matter's course ("一路下来",
 // "turn out") is answered by the messages that continue its best hit,
 // though they share no word with the question: 铺面 ties the signing to
@@ -889,12 +899,8 @@ func testFreq(t *testing.T) *wordfreq.Freq {
 // frequencies nothing is followed: a user's few messages cannot tell an
 // everyday word from one of the matter.
 func TestFollowTheMatter(t *testing.T) {
-	zh := append([]storage.Message{
-		said("m1", 84, "过完年了 想在光谷开个分店 今天去看了两个铺面 一个太贵一个太偏"),
-		said("m2", 66, "铺面签了 地铁口旁边 下周开始装修"),
-		said("m3", 32, "装修拖了 师傅说排烟管要重新走 开业推到五月中"),
-		said("m4", 20, "今天开始练瑜伽了 累死"),
-	}, offTopic("m5", 50, "m6", 10)...)
+	zh := append(branchShop(), said("m4", 20, "今天开始练瑜伽了 累死"))
+	zh = append(zh, offTopic("m5", 50, "m6", 10)...)
 	en := append([]storage.Message{
 		said("m1", 84, "entering the Food Awards chef challenge with a char siu Wellington"),
 		said("m2", 60, "made the final for the food awards!! cook-off in April"),
@@ -934,12 +940,7 @@ func TestFollowTheMatter(t *testing.T) {
 // not have; with any budget the run answers within it, and what it cites
 // of the matter starts where the matter does.
 func TestFollowTheMatterBudget(t *testing.T) {
-	msgs := append([]storage.Message{
-		said("m1", 84, "过完年了 想在光谷开个分店 今天去看了两个铺面 一个太贵一个太偏"),
-		said("m2", 66, "铺面签了 地铁口旁边 下周开始装修"),
-		said("m3", 32, "装修拖了 师傅说排烟管要重新走 开业推到五月中"),
-	}, offTopic("m5", 50, "m6", 10)...)
-	svc := serviceWith(t, "tg:7", msgs)
+	svc := serviceWith(t, "tg:7", append(branchShop(), offTopic("m5", 50, "m6", 10)...))
 	matter := []string{"m1", "m2", "m3"}
 	for budget := 4; budget <= 16; budget++ {
 		sk, err := skillWith(t, "max_tool_calls: 40", fmt.Sprintf("max_tool_calls: %d", budget))
