@@ -205,12 +205,12 @@ func (r *run) lexical(ctx context.Context, p queryapi.LexicalParams) (queryapi.P
 		// search the brain wrote (a topic's many words, the question's
 		// senses in the other language) it is the brain's, kept in the
 		// trace.
-		if r.questionsWords(p.QueryText) {
+		if len(page.Notes) > 0 && !r.questionsWords(p.QueryText) {
+			decision = strings.Join(page.Notes, "; ")
+		} else {
 			for _, n := range page.Notes {
 				r.note("%s", n)
 			}
-		} else {
-			decision = strings.Join(page.Notes, "; ")
 		}
 	}
 	r.step("decide", "lexical_search", p, len(page.Hits), decision)

@@ -541,12 +541,7 @@ func isModifier(w string) bool {
 // 了！…我妈说下周拿去打印" is the speaker's news about the menu, and only
 // mentions the mother.
 func (r *run) ownClause(rel relevance, c *candidate) bool {
-	markers := r.skill.Params.Markers["third_party"].Words()
-	lower := strings.ToLower(c.ev.Content)
-	for _, clause := range clauses(lower) {
-		if aboutOthers(clause, markers) {
-			continue
-		}
+	for _, clause := range r.ownClauses(c) {
 		for _, t := range rel.terms {
 			if rel.has(clause, t) {
 				return true
@@ -556,6 +551,13 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 	return false
 }
 
+// ownClauses returns the clauses of a message (lower case) that name no
+// one else by a third_party marker (我妈, my friend).
+func (r *run) ownClauses(c *candidate) []string {
+	markers := r.skill.Params.Markers["third_party"].Words()
+	return slices.DeleteFunc(clauses(strings.ToLower(c.ev.Content)), func(clause string) bool { return aboutOthers(clause, markers) })
+}
+
 // saidOfSelf reports whether a message that speaks of someone else says a
 // word of the question of its speaker in a clause of its own: a clause
 // that names no one else, where the nearest pronoun before the word is 我
@@ -563,11 +565,7 @@ func (r *run) ownClause(rel relevance, c *candidate) bool {
 // 出差？"). A clause that leaves the subject out ("手术挺顺利，我爸已经能拄
 // 着拐走两步了") may be about the one the next clause names.
 func (r *run) saidOfSelf(rel relevance, c *candidate) bool {
-	markers := r.skill.Params.Markers["third_party"].Words()
-	for _, clause := range clauses(strings.ToLower(c.ev.Content)) {
-		if aboutOthers(clause, markers) {
-			continue
-		}
+	for _, clause := range r.ownClauses(c) {
 		for _, t := range rel.terms {
 			if at := wordIndex(clause, t); at >= 0 && personBefore(clause[:at]) == 1 {
 				return true
