@@ -193,8 +193,8 @@ func (or *offlineRun) names(k *wordnet.Kind, content string) bool {
 	return false
 }
 
-// latinWords are the words of a lower-case text written in Latin letters,
-// of three letters or more.
+// latinWords are the words of a text written in Latin letters, of three
+// letters or more.
 func latinWords(lower string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !unicode.IsLetter(r) || isCJK(r) }) {

@@ -313,7 +313,7 @@ func (or *offlineRun) places() func(content string) bool {
 		if or.freq == nil {
 			return false
 		}
-		for _, w := range latinWord.FindAllString(content, -1) {
+		for _, w := range latinWords(content) {
 			if w == strings.ToLower(w) && or.dict.PlaceName(w) && or.freq.PerMillion(w) < placeCommon {
 				return true
 			}
@@ -326,8 +326,6 @@ func (or *offlineRun) places() func(content string) bool {
 // case may be and still be read as a place's name: brisbane and kunming
 // are rarer; nice, reading and bath are not.
 const placeCommon = 2
-
-var latinWord = regexp.MustCompile(`[A-Za-z]{4,}`)
 
 // memo remembers what named says of each message: synthesis asks of every
 // candidate, more than once.
