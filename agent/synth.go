@@ -796,6 +796,19 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	if o.people != "" && o.people == o.relation {
 		theirNames, _ = r.relationNames(o)
 	}
+	// The user's turn the assistant took down stands where the taking
+	// down ranks: that is set aside below, for the user's own words.
+	if o.role != "assistant" {
+		for _, c := range cands {
+			if c.noted == nil {
+				continue
+			}
+			if ack := r.seen[c.noted.MessageID]; ack != nil && slices.Contains(cands, ack) {
+				c.rank, c.support = max(c.rank, ack.rank), max(c.support, ack.support)
+			}
+		}
+		slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
+	}
 	for _, c := range cands {
 		if by, ok := corrected[c.ev.MessageID]; ok {
 			r.note("set aside %s: the user corrected it in the next turn (%s)", c.ev.MessageID, by)
@@ -839,6 +852,15 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		if why := c.flags.excluded(); why != "" {
 			r.note("set aside %s: %s", c.ev.MessageID, why)
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is %s", c.ev.MessageID, why))
+			continue
+		}
+		// The assistant taking down what the user said ("好的，已记下：二甲
+		// 双胍早晚各0.5克", "Noted: your mum's appointment is on 14 March")
+		// restates the user's turn, and at times restates it wrongly: the
+		// user's own words are the evidence, unless the question asks what
+		// the assistant said.
+		if c.ev.Role == "assistant" && o.role != "assistant" && r.acknowledges(c.ev) {
+			r.note("set aside %s: the assistant taking down the user's words, not the user's own", c.ev.MessageID)
 			continue
 		}
 		if c.flags.question {

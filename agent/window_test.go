@@ -821,6 +821,57 @@ func TestTakenDown(t *testing.T) {
 	}
 }
 
+// TestTakingDownIsNotEvidence: the assistant's taking down of what the
+// user said ("收到：…", "Noted: …") restates the user's turn, at times
+// wrongly (8600 for 6800), and is not cited for a question about the
+// user: the user's turn is, as high as the taking down ranks and as well
+// as it bears the question out ("dentist" for "teeth cleaning", 約人飲茶
+// for 星期日朝早), above an earlier plan (24 March). A question
+// about what the assistant said still cites it.
+func TestTakingDownIsNotEvidence(t *testing.T) {
+	bot := func(m storage.Message, id, content string) storage.Message {
+		m = minutesAfter(m, 1)
+		m.ID, m.Role, m.SenderID, m.Content = id, "assistant", "bot", content
+		return m
+	}
+	u1 := said("u1", 40, "阿杰报价来了：整套logo加VI一共6800 分两次付 我觉得挺划算就答应了")
+	u2 := said("u2", 30, "booked the teeth cleaning for 14/3, 2.30pm, finally")
+	u3 := said("u3", 20, "周五下午记得提醒我交季度报告")
+	u4 := said("u4", 15, "逢星期日朝早都要陪阿爸去覆診")
+	u5 := said("u5", 12, "flight home is 24 march, kunming to brisbane")
+	u6 := said("u6", 3, "pushed it back to the 28th, 400 kuai change fee but worth it")
+	msgs := append([]storage.Message{
+		u1, bot(u1, "b1", "收到：阿杰的logo设计报价是8600元，一次付清，你已经同意。"),
+		u2, bot(u2, "b2", "Noted: your dentist appointment is on 14 March at 2:30pm."),
+		u3, bot(u3, "b3", "好的，记下了：周五下午提醒你交季度报告。"),
+		u4, bot(u4, "b4", "明白，咁約人飲茶就避開星期日朝早啦"),
+		u5, u6, bot(u6, "b6", "Noted — you're now flying home on 28 March."),
+	}, offTopic("m1", 10, "m2", 5)...)
+	for _, tc := range []struct {
+		question        string
+		cited, notCited []string
+	}{
+		{"阿杰的设计报价是多少钱？", []string{"u1"}, []string{"b1"}},
+		{"When is my dentist appointment?", []string{"u2"}, []string{"b2"}},
+		{"你答应过周五提醒我什么？", []string{"b3"}, nil},
+		{"約人飲茶嘅話，有邊日朝早我一定唔得閒？", []string{"u4"}, []string{"b4"}},
+		{"When am I flying home now?", []string{"u6"}, []string{"b6", "u5"}},
+	} {
+		resp := recallDict(t, msgs, tc.question)
+		got := citedIDs(resp)
+		for _, id := range tc.cited {
+			if !slices.Contains(got, id) {
+				t.Errorf("%q: cited %v, want %s; notes %v", tc.question, got, id, resp.Limits.Notes)
+			}
+		}
+		for _, id := range tc.notCited {
+			if slices.Contains(got, id) {
+				t.Errorf("%q: cited %v, not %s", tc.question, got, id)
+			}
+		}
+	}
+}
+
 // TestCorrectingTheBot: the user's turn that corrects the bot's wrong
 // restatement is cited with the original and the restatement is not, when
 // the correction ends on a rhetorical question ("…你这记性咋还不如我呢")
