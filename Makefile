@@ -70,7 +70,7 @@ setup:
 	@scripts/fetch-e5.sh || echo "warning: models/e5-small-v2 not fetched; the e5 tests skip"
 	@scripts/fetch-me5.sh || echo "warning: models/multilingual-e5-small not fetched; its tests skip"
 	@scripts/fetch-cedict.sh || echo "warning: models/cc-cedict not fetched; recall matches words in one language only"
-	@scripts/fetch-wordnet.sh || echo "warning: models/wordnet not fetched; recall knows no kinds of things beyond its lexicons"
+	@scripts/fetch-wordnet.sh || echo "warning: models/wordnet not fetched; recall knows no kinds of things beyond its lexicons, and no irregular English verb forms"
 	@scripts/fetch-wordfreq.sh || echo "warning: models/wordfreq not fetched; recall judges how common a word is by the user's messages only"
 
 build: setup

@@ -187,7 +187,9 @@ func (rel relevance) has(text, t string) bool {
 }
 
 // altQuery is the question's words in the other language, for a lexical
-// search that finds the messages written in it ("" when it has none).
+// search that finds the messages written in it ("" when it has none), and
+// its verbs' irregular forms, which the search's stemming does not reach
+// (grew of grow).
 func (rel relevance) altQuery() string {
 	var words []string
 	for _, t := range rel.evidence {

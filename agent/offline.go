@@ -204,6 +204,19 @@ func (or *offlineRun) observe() {
 		}
 	}
 	rel.alts = translations(or.dict, r.question, rel.evidence)
+	// A question asks in a verb's base form what a message tells in its
+	// past ("Where did I grow up?", "grew up in Ipoh"): a verb's irregular
+	// forms count as the verb, as its suffixes do (termIn).
+	if or.wordnet != nil {
+		for _, t := range rel.evidence {
+			if forms := or.wordnet.VerbForms(t); len(forms) > 0 {
+				if rel.alts == nil {
+					rel.alts = make(map[string][]string)
+				}
+				rel.alts[t] = append(rel.alts[t], forms...)
+			}
+		}
+	}
 	if or.dict != nil {
 		rel.places = or.places()
 	}

@@ -174,8 +174,9 @@ type relevance struct {
 	// evidence are the terms support weighs: the key terms and, for
 	// Chinese, each content character, so that 睡眠 bears out 睡得 in part.
 	evidence []string
-	// alts are key terms' words in the other language (translations):
-	// a message with one has the term.
+	// alts are key terms' words in the other language (translations),
+	// and an English verb's irregular forms (grew for grow): a message
+	// with one has the term.
 	alts    map[string][]string
 	names   []string
 	phrases []string

@@ -576,6 +576,37 @@ func TestWordNetKinds(t *testing.T) {
 	}
 }
 
+// TestIrregularVerbs: a question asks in a verb's base form what a
+// message tells in its past ("Where did I grow up?", "Grew up in Ipoh"):
+// with WordNet's irregular forms (the hand-made excerpt of
+// internal/wordnet/testdata) the message bears the question out; without
+// them it shares only "up" and nothing answers.
+func TestIrregularVerbs(t *testing.T) {
+	wn, err := wordnet.Load(filepath.Join("..", "internal", "wordnet", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := append([]storage.Message{
+		said("m1", 30, "Actually I'm not local lah. Grew up in Ipoh, came over for nursing school"),
+		said("m2", 20, "night shift again, ward super busy, 3 admissions before midnight"),
+	}, offTopic("m3", 40, "m4", 10)...)
+	for _, with := range []bool{false, true} {
+		opts := []agent.Option{agent.WithDictionary(agent.MiniDictionary(t))}
+		want := []string(nil)
+		if with {
+			opts, want = append(opts, agent.WithWordNet(wn)), []string{"m1"}
+		}
+		a := agent.New(serviceWith(t, "tg:7", msgs), mustSkill(t), opts...)
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: "Where did I grow up?", Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := citedIDs(resp); !slices.Equal(got, want) {
+			t.Errorf("wordnet %v: cited %v, want %v (notes %q)", with, got, want, resp.Limits.Notes)
+		}
+	}
+}
+
 // TestTopicAsAWhole: a question that names a topic as a whole (爱好,
 // 通勤) is answered by a message that names one of its members (相机,
 // e-bike and 地铁) without a word of the question. (The hobby topic's

