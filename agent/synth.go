@@ -761,16 +761,28 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 
 	// Is the owner's sender id known among the hits? Then, for questions
 	// about the user, other senders' messages in a shared chat are third parties.
-	owners := queryapi.OwnerSenders(r.tools.User())
-	ownerKnown := false
+	evs := make([]queryapi.Evidence, 0, len(r.seen))
 	for _, c := range r.seen {
-		if slices.Contains(owners, c.ev.SenderID) {
-			ownerKnown = true
-		}
+		evs = append(evs, c.ev)
 	}
+	slices.SortFunc(evs, func(a, b queryapi.Evidence) int { return strings.Compare(a.MessageID, b.MessageID) })
+	// The turns around the hits show who the bot talks to in private (a
+	// search for the user's own words finds none of its turns).
+	around := slices.Clone(evs)
+	for _, c := range r.seen {
+		around = append(around, c.context...)
+	}
+	owners := queryapi.Owners(r.tools.User(), around)
+	ownerKnown := slices.ContainsFunc(evs, func(e queryapi.Evidence) bool { return slices.Contains(owners, e.SenderID) })
 	// A question naming a speaker asks about that speaker: a message by
 	// another speaker counts only if it names them.
 	speakers, named := r.namedSpeakers(rel)
+	// A question the user asks as its subject ("我对猫毛过敏不 周日去老K家要
+	// 注意啥", "Farah jio … what food I must avoid ah?") names the other
+	// members as its circumstances, not as whom it asks about.
+	if asksAsSelf(r.question) {
+		named = nil
+	}
 	// What the assistant said and the user's next turn denied ("不是插画！")
 	// is not the user's word (offlineRun.replies).
 	corrected := map[string]string{}
@@ -924,10 +936,6 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// bot chat's notion: in a dialogue between named people (LoCoMo) the
 	// earlier events are what multi-event questions ask for, and applying
 	// them there cost .046 cited recall on LoCoMo conv0-4.
-	evs := make([]queryapi.Evidence, 0, len(r.seen))
-	for _, c := range r.seen {
-		evs = append(evs, c.ev)
-	}
 	chat := !queryapi.Dialogue(r.tools.User(), evs)
 	switch {
 	case o.present && !o.past:
@@ -1937,3 +1945,22 @@ func opensNoWord(d *bilingual.Dict, rs []rune) bool {
 // notPetNames are the reduplicated words that follow a relation as words
 // of the sentence: adverbs ("女儿天天哭") and kinship words ("儿子宝宝").
 const notPetNames = "天天 刚刚 常常 慢慢 偷偷 好好 渐渐 悄悄 稍稍 仅仅 明明 往往 每每 统统 通通 乖乖 宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 公公 婆婆 叔叔 伯伯 舅舅 姑姑 婶婶"
+
+// asksAsSelf reports whether the user is a subject of the question: 我
+// (not 我们), or I, I'm, I've, I'd, I'll (not me or my: "What did Farah
+// tell me?" asks about Farah).
+func asksAsSelf(question string) bool {
+	rs := []rune(question)
+	for i, r := range rs {
+		if r == '我' && (i+1 == len(rs) || rs[i+1] != '们') {
+			return true
+		}
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) && r != '\'' && r != '’' }) {
+		switch strings.ReplaceAll(w, "’", "'") {
+		case "i", "i'm", "i've", "i'd", "i'll":
+			return true
+		}
+	}
+	return false
+}

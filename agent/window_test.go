@@ -607,6 +607,60 @@ func TestIrregularVerbs(t *testing.T) {
 	}
 }
 
+// TestOwnerInGroups: in a group the user's own turns are told from other
+// members' by the sender id of the user's private chat with the bot, when
+// the platform's id for the memory ("sg_huimin") is not the sender's: a
+// member's allergy is not the user's. A question in which the user is the
+// subject names members as its circumstances ("Farah 约我…我对什么过敏
+// 来着"), not as whom it asks about.
+func TestOwnerInGroups(t *testing.T) {
+	at := func(days int) time.Time { return may20.AddDate(0, 0, -days) }
+	dm := func(id string, days int, role, content string) storage.Message {
+		sender, name := "qq_881", "Huimin"
+		if role == "assistant" {
+			sender, name = "bot", "recalld"
+		}
+		return storage.Message{ID: id, Role: role, SenderID: sender, SenderName: name, ConversationID: "dm", CreatedAt: at(days), Content: content}
+	}
+	grp := func(id string, days int, sender, name, content string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: sender, SenderName: name, ConversationID: "grp", GroupID: "g1", CreatedAt: at(days), Content: content}
+	}
+	msgs := []storage.Message{
+		dm("d1", 40, "user", "我对虾蟹过敏 吃海鲜大排档一定要小心"),
+		dm("d2", 40, "assistant", "好的，已记下：你对虾蟹过敏。"),
+		dm("d3", 30, "user", "今天夜班好累 三个新病人"),
+		dm("d4", 30, "assistant", "辛苦了，早点休息。"),
+		grp("g1", 5, "qq_593", "Kumar", "我对花生过敏 别去沙爹店"),
+		grp("g2", 6, "qq_660", "Farah", "母亲节周日去吃海鲜大排档？"),
+		grp("g3", 6, "qq_881", "Huimin", "好啊 我带我妈一起"),
+	}
+	svc := serviceWith(t, "sg_huimin", msgs)
+	a := agent.New(svc, mustSkill(t), agent.WithDictionary(agent.MiniDictionary(t)))
+	for _, tc := range []struct {
+		question        string
+		cited, notCited []string
+	}{
+		{"我对什么过敏来着？", []string{"d1"}, []string{"g1"}},
+		{"Farah 约我去吃海鲜大排档，我对什么过敏来着？", []string{"d1"}, []string{"g1"}},
+	} {
+		resp, err := a.Recall(t.Context(), "sg_huimin", agent.Request{Question: tc.question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := citedIDs(resp)
+		for _, id := range tc.cited {
+			if !slices.Contains(got, id) {
+				t.Errorf("%q: cited %v, want %s; notes %v", tc.question, got, id, resp.Limits.Notes)
+			}
+		}
+		for _, id := range tc.notCited {
+			if slices.Contains(got, id) {
+				t.Errorf("%q: cited %v, not %s", tc.question, got, id)
+			}
+		}
+	}
+}
+
 // TestTopicAsAWhole: a question that names a topic as a whole (爱好,
 // 通勤) is answered by a message that names one of its members (相机,
 // e-bike and 地铁) without a word of the question. (The hobby topic's

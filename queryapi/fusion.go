@@ -570,6 +570,28 @@ func OwnerSenders(user string) []string {
 	return out
 }
 
+// Owners are OwnerSenders and the senders of the user's turns in the
+// owner's private chats with the bot among hits: a conversation outside
+// any group in which the assistant speaks has one other party, the owner,
+// whatever id the platform gives them ("qq_88120357" for the memory of
+// "sg_tanhuimin"), and that id is theirs in the groups too. Talk between
+// named people without a bot (LoCoMo) gives none.
+func Owners(user string, hits []Evidence) []string {
+	out := OwnerSenders(user)
+	bot := make(map[string]bool)
+	for _, h := range hits {
+		if h.Role == "assistant" && h.GroupID == "" {
+			bot[h.ConversationID] = true
+		}
+	}
+	for _, h := range hits {
+		if h.Role == "user" && h.GroupID == "" && h.SenderID != "" && bot[h.ConversationID] && !slices.Contains(out, h.SenderID) {
+			out = append(out, h.SenderID)
+		}
+	}
+	return out
+}
+
 // namedSenders returns the sender names of hits that names reports the
 // question names, as a set; nil when it names none of them.
 func namedSenders(names func(string) bool, hits []Evidence) map[string]bool {

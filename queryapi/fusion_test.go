@@ -77,6 +77,37 @@ func TestDialogue(t *testing.T) {
 	}
 }
 
+// TestOwners: the senders of the user's turns in a private chat with the
+// bot stand for the owner whatever their id; a private chat without the
+// bot (named people's talk) and a group give none.
+func TestOwners(t *testing.T) {
+	ev := func(role, conv, group, sender string) queryapi.Evidence {
+		return queryapi.Evidence{Role: role, ConversationID: conv, GroupID: group, SenderID: sender}
+	}
+	for _, tc := range []struct {
+		name string
+		user string
+		hits []queryapi.Evidence
+		want []string
+	}{
+		{"private chat with the bot", "sg_huimin",
+			[]queryapi.Evidence{ev("user", "dm", "", "qq_881"), ev("assistant", "dm", "", "bot"), ev("user", "grp", "g1", "qq_593")},
+			[]string{"sg_huimin", "qq_881"}},
+		{"the bot's turn in another chat", "sg_huimin",
+			[]queryapi.Evidence{ev("user", "dm", "", "qq_881"), ev("assistant", "dm2", "", "bot")}, []string{"sg_huimin"}},
+		{"named people, no bot", "conv-26",
+			[]queryapi.Evidence{ev("user", "s1", "", "Caroline"), ev("user", "s1", "", "Melanie")}, []string{"conv-26"}},
+		{"a group with the bot", "qq:7",
+			[]queryapi.Evidence{ev("user", "grp", "g1", "9"), ev("assistant", "grp", "g1", "bot")}, []string{"qq:7", "7"}},
+		{"known already", "qq:7",
+			[]queryapi.Evidence{ev("user", "dm", "", "7"), ev("assistant", "dm", "", "bot")}, []string{"qq:7", "7"}},
+	} {
+		if diff := cmp.Diff(tc.want, queryapi.Owners(tc.user, tc.hits)); diff != "" {
+			t.Errorf("%s: Owners (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}
+
 func TestOwnerSenders(t *testing.T) {
 	for _, tc := range []struct {
 		user string
