@@ -367,6 +367,15 @@ func TestPresentOfTopic(t *testing.T) {
 	c := agent.New(chain, mustSkill(t))
 	judgeCase{name: "words of change are no subject", question: "我最近在学啥乐器", cited: []string{"c2"}}.
 		check(t, c, "wx:9", "2026-05-20T12:00:00Z")
+	// 之后 (afterwards) tells of a change as 以后 does: "之后上班坐地铁"
+	// after the scooter is sold supersedes riding it to work.
+	after := serviceWith(t, "wx:10", []storage.Message{
+		{ID: "a1", Role: "user", SenderID: "10", SenderName: "Lena", ConversationID: "p", CreatedAt: day(1, 18), Content: "每天骑电动车上下班 二十分钟 下雨就很崩溃"},
+		{ID: "a2", Role: "user", SenderID: "10", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 10), Content: "电动车卖掉了 地铁太方便 之后上班坐地铁就好"},
+	})
+	d := agent.New(after, mustSkill(t))
+	judgeCase{name: "afterwards", question: "我现在每天怎么去上班？", cited: []string{"a2"}, forbidden: []string{"a1"}, note: "superseded by a2"}.
+		check(t, d, "wx:10", "2026-05-20T12:00:00Z")
 }
 
 // TestTraditionalCharacters: with the dictionary, the skill's words
