@@ -349,33 +349,35 @@ func TestPresentOfTopic(t *testing.T) {
 	a := agent.New(other, mustSkill(t))
 	judgeCase{name: "another subject's change", question: "我最近在学啥乐器", cited: []string{"t1"}, forbidden: []string{"t3"}}.
 		check(t, a, "wx:7", "2026-05-20T12:00:00Z")
-	same := serviceWith(t, "wx:8", []storage.Message{
-		{ID: "s1", Role: "user", SenderID: "8", SenderName: "Lena", ConversationID: "p", CreatedAt: day(1, 18), Content: "报了个大提琴班 每周四晚上"},
-		{ID: "s2", Role: "user", SenderID: "8", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 10), Content: "最近开始改练吉他了 大提琴太难了"},
-	})
-	b := agent.New(same, mustSkill(t))
-	judgeCase{name: "the topic's change", question: "我现在在学什么乐器？", cited: []string{"s2"}, forbidden: []string{"s1"}, note: "superseded by s2"}.
-		check(t, b, "wx:8", "2026-05-20T12:00:00Z")
-	// Words of change or of the present two statements share are no
-	// subject: "可以开始拉 Bach" and "最近开始 fasting" share 开始, the
-	// fasting and the question share 最近.
-	chain := serviceWith(t, "wx:9", []storage.Message{
-		{ID: "c1", Role: "user", SenderID: "9", SenderName: "Lena", ConversationID: "p", CreatedAt: day(1, 18), Content: "报了个 adult cello class 每周四晚上 拉得像锯木头"},
-		{ID: "c2", Role: "user", SenderID: "9", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 5), Content: "最近 cello 老师说我进步了 可以开始拉 Bach 的 minuet 了"},
-		{ID: "c3", Role: "user", SenderID: "9", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 10), Content: "最近开始 intermittent fasting 16:8 中午12点到晚上8点吃"},
-	})
-	c := agent.New(chain, mustSkill(t))
-	judgeCase{name: "words of change are no subject", question: "我最近在学啥乐器", cited: []string{"c2"}}.
-		check(t, c, "wx:9", "2026-05-20T12:00:00Z")
-	// 之后 (afterwards) tells of a change as 以后 does: "之后上班坐地铁"
-	// after the scooter is sold supersedes riding it to work.
-	after := serviceWith(t, "wx:10", []storage.Message{
-		{ID: "a1", Role: "user", SenderID: "10", SenderName: "Lena", ConversationID: "p", CreatedAt: day(1, 18), Content: "每天骑电动车上下班 二十分钟 下雨就很崩溃"},
-		{ID: "a2", Role: "user", SenderID: "10", SenderName: "Lena", ConversationID: "p", CreatedAt: day(5, 10), Content: "电动车卖掉了 地铁太方便 之后上班坐地铁就好"},
-	})
-	d := agent.New(after, mustSkill(t))
-	judgeCase{name: "afterwards", question: "我现在每天怎么去上班？", cited: []string{"a2"}, forbidden: []string{"a1"}, note: "superseded by a2"}.
-		check(t, d, "wx:10", "2026-05-20T12:00:00Z")
+	lena := func(sender, id string, at time.Time, text string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: sender, SenderName: "Lena", ConversationID: "p", CreatedAt: at, Content: text}
+	}
+	for _, tc := range []struct {
+		user string
+		msgs []storage.Message
+		jc   judgeCase
+	}{
+		{"wx:8", []storage.Message{
+			lena("8", "s1", day(1, 18), "报了个大提琴班 每周四晚上"),
+			lena("8", "s2", day(5, 10), "最近开始改练吉他了 大提琴太难了"),
+		}, judgeCase{name: "the topic's change", question: "我现在在学什么乐器？", cited: []string{"s2"}, forbidden: []string{"s1"}, note: "superseded by s2"}},
+		// Words of change or of the present two statements share are no
+		// subject: "可以开始拉 Bach" and "最近开始 fasting" share 开始, the
+		// fasting and the question share 最近.
+		{"wx:9", []storage.Message{
+			lena("9", "c1", day(1, 18), "报了个 adult cello class 每周四晚上 拉得像锯木头"),
+			lena("9", "c2", day(5, 5), "最近 cello 老师说我进步了 可以开始拉 Bach 的 minuet 了"),
+			lena("9", "c3", day(5, 10), "最近开始 intermittent fasting 16:8 中午12点到晚上8点吃"),
+		}, judgeCase{name: "words of change are no subject", question: "我最近在学啥乐器", cited: []string{"c2"}}},
+		// 之后 (afterwards) tells of a change as 以后 does: "之后上班坐地铁"
+		// after the scooter is sold supersedes riding it to work.
+		{"wx:10", []storage.Message{
+			lena("10", "a1", day(1, 18), "每天骑电动车上下班 二十分钟 下雨就很崩溃"),
+			lena("10", "a2", day(5, 10), "电动车卖掉了 地铁太方便 之后上班坐地铁就好"),
+		}, judgeCase{name: "afterwards", question: "我现在每天怎么去上班？", cited: []string{"a2"}, forbidden: []string{"a1"}, note: "superseded by a2"}},
+	} {
+		tc.jc.check(t, agent.New(serviceWith(t, tc.user, tc.msgs), mustSkill(t)), tc.user, "2026-05-20T12:00:00Z")
+	}
 }
 
 // TestTraditionalCharacters: with the dictionary, the skill's words

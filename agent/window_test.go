@@ -647,17 +647,7 @@ func TestOwnerInGroups(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := citedIDs(resp)
-		for _, id := range tc.cited {
-			if !slices.Contains(got, id) {
-				t.Errorf("%q: cited %v, want %s; notes %v", tc.question, got, id, resp.Limits.Notes)
-			}
-		}
-		for _, id := range tc.notCited {
-			if slices.Contains(got, id) {
-				t.Errorf("%q: cited %v, not %s", tc.question, got, id)
-			}
-		}
+		checkCited(t, tc.question, resp, tc.cited, tc.notCited)
 	}
 }
 
@@ -906,6 +896,23 @@ func TestTakenDown(t *testing.T) {
 	}
 }
 
+// checkCited fails the test when the answer to question leaves out an id
+// of cited or cites one of notCited.
+func checkCited(t *testing.T, question string, resp *agent.Response, cited, notCited []string) {
+	t.Helper()
+	got := citedIDs(resp)
+	for _, id := range cited {
+		if !slices.Contains(got, id) {
+			t.Errorf("%q: cited %v, want %s; notes %v", question, got, id, resp.Limits.Notes)
+		}
+	}
+	for _, id := range notCited {
+		if slices.Contains(got, id) {
+			t.Errorf("%q: cited %v, not %s", question, got, id)
+		}
+	}
+}
+
 // TestTakingDownIsNotEvidence: the assistant's taking down of what the
 // user said ("收到：…", "Noted: …") restates the user's turn, at times
 // wrongly (8600 for 6800), and is not cited for a question about the
@@ -943,17 +950,7 @@ func TestTakingDownIsNotEvidence(t *testing.T) {
 		{"When am I flying home now?", []string{"u6"}, []string{"b6", "u5"}},
 	} {
 		resp := recallDict(t, msgs, tc.question)
-		got := citedIDs(resp)
-		for _, id := range tc.cited {
-			if !slices.Contains(got, id) {
-				t.Errorf("%q: cited %v, want %s; notes %v", tc.question, got, id, resp.Limits.Notes)
-			}
-		}
-		for _, id := range tc.notCited {
-			if slices.Contains(got, id) {
-				t.Errorf("%q: cited %v, not %s", tc.question, got, id)
-			}
-		}
+		checkCited(t, tc.question, resp, tc.cited, tc.notCited)
 	}
 }
 
@@ -990,17 +987,7 @@ func TestCorrectingTheBot(t *testing.T) {
 		{"When is Jess's birthday again?", []string{"u4"}, []string{"b3"}},
 	} {
 		resp := recallDict(t, msgs, tc.question)
-		got := citedIDs(resp)
-		for _, id := range tc.cited {
-			if !slices.Contains(got, id) {
-				t.Errorf("%q: cited %v, want %s; notes %v", tc.question, got, id, resp.Limits.Notes)
-			}
-		}
-		for _, id := range tc.notCited {
-			if slices.Contains(got, id) {
-				t.Errorf("%q: cited %v, not %s (the user corrected it)", tc.question, got, id)
-			}
-		}
+		checkCited(t, tc.question, resp, tc.cited, tc.notCited)
 	}
 }
 
