@@ -1559,14 +1559,27 @@ func (r *run) answer(kept []*candidate, items []Item, o observation) string {
 // firstPerson reports whether a question asks about its asker: 我 (not
 // 我们) in Chinese, I, my, me or mine in English.
 func firstPerson(question string) bool {
-	for i, r := range []rune(question) {
-		if r == '我' && !strings.HasPrefix(string([]rune(question)[i+1:]), "们") {
+	return saysSelf(question, "i", "my", "me", "mine", "i'm", "i've", "i'd")
+}
+
+// asksAsSelf reports whether the user is a subject of the question: 我
+// (not 我们), or I, I'm, I've, I'd, I'll (not me or my: "What did Farah
+// tell me?" asks about Farah).
+func asksAsSelf(question string) bool {
+	return saysSelf(question, "i", "i'm", "i've", "i'd", "i'll")
+}
+
+// saysSelf reports whether question has 我 (not 我们) or one of the
+// English words (lower case).
+func saysSelf(question string, english ...string) bool {
+	rs := []rune(question)
+	for i, r := range rs {
+		if r == '我' && (i+1 == len(rs) || rs[i+1] != '们') {
 			return true
 		}
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) }) {
-		switch w {
-		case "i", "my", "me", "mine", "i'm", "i've", "i'd":
+		if slices.Contains(english, w) {
 			return true
 		}
 	}
@@ -1945,22 +1958,3 @@ func opensNoWord(d *bilingual.Dict, rs []rune) bool {
 // notPetNames are the reduplicated words that follow a relation as words
 // of the sentence: adverbs ("女儿天天哭") and kinship words ("儿子宝宝").
 const notPetNames = "天天 刚刚 常常 慢慢 偷偷 好好 渐渐 悄悄 稍稍 仅仅 明明 往往 每每 统统 通通 乖乖 宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 公公 婆婆 叔叔 伯伯 舅舅 姑姑 婶婶"
-
-// asksAsSelf reports whether the user is a subject of the question: 我
-// (not 我们), or I, I'm, I've, I'd, I'll (not me or my: "What did Farah
-// tell me?" asks about Farah).
-func asksAsSelf(question string) bool {
-	rs := []rune(question)
-	for i, r := range rs {
-		if r == '我' && (i+1 == len(rs) || rs[i+1] != '们') {
-			return true
-		}
-	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(question), func(r rune) bool { return !isWordRune(r) && r != '\'' && r != '’' }) {
-		switch strings.ReplaceAll(w, "’", "'") {
-		case "i", "i'm", "i've", "i'd", "i'll":
-			return true
-		}
-	}
-	return false
-}
