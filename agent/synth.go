@@ -989,7 +989,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	if o.relation != "" {
 		words := r.relationWords(o)
 		kept = r.keepOnly(kept, func(c *candidate) bool {
-			return countHits(strings.ToLower(c.ev.Content), words) > 0 || c.asked != nil && countHits(strings.ToLower(c.asked.Content), words) > 0
+			return mentionsOwn(strings.ToLower(c.ev.Content), words) || c.asked != nil && mentionsOwn(strings.ToLower(c.asked.Content), words)
 		}, "does not mention the "+o.relation+" the question asks about")
 	}
 	// A question about one named speaker whose subject only the other
@@ -1958,3 +1958,34 @@ func opensNoWord(d *bilingual.Dict, rs []rune) bool {
 // notPetNames are the reduplicated words that follow a relation as words
 // of the sentence: adverbs ("女儿天天哭") and kinship words ("儿子宝宝").
 const notPetNames = "天天 刚刚 常常 慢慢 偷偷 好好 渐渐 悄悄 稍稍 仅仅 明明 往往 每每 统统 通通 乖乖 宝宝 妈妈 爸爸 哥哥 姐姐 弟弟 妹妹 爷爷 奶奶 姥姥 姥爷 公公 婆婆 叔叔 伯伯 舅舅 姑姑 婶婶"
+
+// mentionsOwn reports whether lower mentions one of words other than as
+// someone else's: "隔壁王嬢嬢的女儿" and "my neighbour's daughter" are not
+// the user's daughter; "我的女儿", "我女儿" and "女儿" may be.
+func mentionsOwn(lower string, words []string) bool {
+	for _, w := range words {
+		w = strings.ToLower(w)
+		for i := 0; ; {
+			at := wordIndex(lower[i:], w)
+			if at < 0 {
+				break
+			}
+			at += i
+			i = at + 1
+			before := strings.TrimRightFunc(lower[:at], unicode.IsSpace)
+			if rest, ok := strings.CutSuffix(before, "的"); ok {
+				if strings.HasSuffix(rest, "我") || strings.HasSuffix(rest, "我们") || strings.HasSuffix(rest, "俺") || strings.HasSuffix(rest, "咱") {
+					return true
+				}
+				continue
+			}
+			if fields := strings.Fields(strings.ReplaceAll(before, "’", "'")); len(fields) > 0 {
+				if last := fields[len(fields)-1]; strings.HasSuffix(last, "'s") && last != "it's" {
+					continue
+				}
+			}
+			return true
+		}
+	}
+	return false
+}

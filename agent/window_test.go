@@ -651,6 +651,29 @@ func TestOwnerInGroups(t *testing.T) {
 	}
 }
 
+// TestSomeoneElsesRelative: a question about the user's child is not
+// answered by someone else's ("隔壁王嬢嬢的女儿", "my neighbour's
+// daughter"): a relation word after another's possessive is theirs. The
+// user's own ("我女儿", "my daughter") still answers.
+func TestSomeoneElsesRelative(t *testing.T) {
+	for _, tc := range []struct {
+		name, question string
+		msgs           []storage.Message
+		want           []string
+	}{
+		{"zh, another's", "我女儿谈恋爱了没？男朋友是做啥的？",
+			append([]storage.Message{said("m1", 20, "隔壁王嬢嬢的女儿耍朋友了 男朋友开滴滴的 她嫌弃得很")}, offTopic("m2", 40, "m3", 30)...), nil},
+		{"zh, the user's", "我女儿谈恋爱了没？男朋友是做啥的？",
+			append([]storage.Message{said("m1", 20, "我女儿耍朋友了 男朋友开滴滴的 我嫌弃得很")}, offTopic("m2", 40, "m3", 30)...), []string{"m1"}},
+		{"en, another's", "Is my daughter dating anyone?",
+			append([]storage.Message{said("m1", 20, "my neighbour's daughter is dating a drummer now, her mum is not amused")}, offTopic("m2", 40, "m3", 30)...), nil},
+	} {
+		if got := citedIDs(recallDict(t, tc.msgs, tc.question)); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: cited %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestTopicAsAWhole: a question that names a topic as a whole (爱好,
 // 通勤) is answered by a message that names one of its members (相机,
 // e-bike and 地铁) without a word of the question. (The hobby topic's
