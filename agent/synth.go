@@ -1980,7 +1980,7 @@ func mentionsOwn(lower string, words []string) bool {
 				continue
 			}
 			if fields := strings.Fields(strings.ReplaceAll(before, "’", "'")); len(fields) > 0 {
-				if last := fields[len(fields)-1]; strings.HasSuffix(last, "'s") && last != "it's" {
+				if strings.HasSuffix(fields[len(fields)-1], "'s") {
 					continue
 				}
 			}
