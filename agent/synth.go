@@ -765,7 +765,6 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	for _, c := range r.seen {
 		evs = append(evs, c.ev)
 	}
-	slices.SortFunc(evs, func(a, b queryapi.Evidence) int { return strings.Compare(a.MessageID, b.MessageID) })
 	// The turns around the hits show who the bot talks to in private (a
 	// search for the user's own words finds none of its turns).
 	around := slices.Clone(evs)
@@ -810,7 +809,8 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		theirNames, _ = r.relationNames(o)
 	}
 	// The user's turn the assistant took down stands where the taking
-	// down ranks: that is set aside below, for the user's own words.
+	// down ranks: that is set aside below, for the user's own words (kept
+	// is sorted by rank after the loop).
 	if o.role != "assistant" {
 		for _, c := range cands {
 			if c.noted == nil {
@@ -820,7 +820,6 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 				c.rank, c.support = max(c.rank, ack.rank), max(c.support, ack.support)
 			}
 		}
-		slices.SortStableFunc(cands, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
 	}
 	for _, c := range cands {
 		if by, ok := corrected[c.ev.MessageID]; ok {
