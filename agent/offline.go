@@ -195,6 +195,9 @@ func (or *offlineRun) observe() {
 
 	rel := relevance{terms: qterms, expansions: lowerAll(o.expansions), broad: lowerAll(o.broad), names: lowerAll(o.names), phrases: o.phrases,
 		windowed: !o.window.since.IsZero() || !o.window.until.IsZero(), zh: o.zh, plans: o.intent == "schedule" && o.intentHits > 0}
+	if o.thread && o.zh && or.freq != nil {
+		rel.course = func(w string) bool { return or.freq.PerMillion(w) < threadCommon }
+	}
 	// Support weighs the question's content only: not the words that say
 	// what kind of answer it wants or when (askingWords).
 	rel.evidence = keyTerms(content, or.asking)

@@ -169,8 +169,14 @@ type relevance struct {
 	// time window already narrows it (windowed).
 	kind     []string
 	windowed bool
-	plans    bool // the question asks for plans (the schedule intent)
-	zh       bool // the question is mostly Chinese
+	// course, for a Chinese question asking for a matter's course
+	// (observation.thread), reports whether a word is rare in everyday
+	// language (threadCommon); nil for other questions or without the
+	// word frequencies. Once a message seen holds one of the question's
+	// rare words, its terms no message holds weigh nothing (idf).
+	course func(word string) bool
+	plans  bool // the question asks for plans (the schedule intent)
+	zh     bool // the question is mostly Chinese
 	// evidence are the terms support weighs: the key terms and, for
 	// Chinese, each content character, so that 睡眠 bears out 睡得 in part.
 	evidence []string
@@ -229,6 +235,21 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	out := make(map[string]float64, len(rel.evidence))
 	for _, t := range rel.evidence {
 		out[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
+	}
+	// A question asking for a matter's course that names the matter by a
+	// word some message holds and everyday language rarely uses (温江,
+	// 分店) asks of something told: what no message holds of a Chinese
+	// one is its chatter and the bigrams that straddle its words (子事 and
+	// 从看 of "温江分店那一摊子事，从看铺面到现在走到哪一步了"), not
+	// something never said, and weighs nothing.
+	if rel.course != nil && slices.ContainsFunc(rel.terms, func(t string) bool {
+		return df[t] > 0 && threadWord(t) && rel.course(t)
+	}) {
+		for _, t := range rel.evidence {
+			if df[t] == 0 {
+				out[t] = 0
+			}
+		}
 	}
 	return out
 }
@@ -937,9 +958,11 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// them there cost .046 cited recall on LoCoMo conv0-4.
 	chat := !queryapi.Dialogue(r.tools.User(), evs)
 	switch {
-	case o.present && !o.past:
+	case o.present && !o.past && !o.thread:
 		// (A question about then and now, "where am I from originally, and
-		// where do I live now?", asks for both: nothing is superseded.)
+		// where do I live now?", asks for both, and one for a matter's
+		// course up to now, "从 kickoff 到现在都发生了啥", for each of its
+		// steps: nothing is superseded.)
 		// Two statements that bear out a question about now by their own
 		// words, giving what it asks for, are on its subject. (In the tenth
 		// session this was kept out of dialogues of named people for a
