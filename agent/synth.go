@@ -1285,7 +1285,7 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			both := lo.bears != nil && in[b] && lo.bears(a) && lo.bears(b)
 			// A time of day two statements share is no subject ("每周四晚上"
 			// of a cello class and "晚上8点吃" of fasting).
-			if !(both || fa.topic != "" && fa.topic == fb.topic || r.shareTopic(a, b, lo.topics) || shareTermLists(fa.terms, fb.terms, sameSubjectExcept)) {
+			if !(both || fa.topic != "" && fa.topic == fb.topic || r.shareTopic(a, b, lo.topics) || shareTermLists(noNumbers(fa.terms), fb.terms, sameSubjectExcept)) {
 				continue // not the same subject
 			}
 			if !in[b] {
@@ -1293,7 +1293,7 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 				// earlier statement's by more than the words of revising
 				// (推迟, moved), which any two revisions share.
 				if !shareTermLists(fb.terms, questionTerms, sameSubjectExcept) &&
-					(!shareTermLists(r.termsNoRevisions(a, revision, filler), r.termsNoRevisions(b, revision, filler), lo.names) ||
+					(!shareTermLists(noNumbers(r.termsNoRevisions(a, revision, filler)), r.termsNoRevisions(b, revision, filler), lo.names) ||
 						len(lo.broad) > 0 && !slices.ContainsFunc(lo.broad, func(w string) bool { return containsWord(strings.ToLower(b.ev.Content), w) })) {
 					continue
 				}
@@ -1460,6 +1460,14 @@ func shareTermLists(ta, tb, except []string) bool {
 		}
 	}
 	return false
+}
+
+// noNumbers returns terms without those that are a number alone: "10
+// kuai" of a snack and "10 days" of a trip are not about one thing.
+func noNumbers(terms []string) []string {
+	return slices.DeleteFunc(slices.Clone(terms), func(t string) bool {
+		return strings.TrimFunc(t, unicode.IsDigit) == ""
+	})
 }
 
 // shareWord is shareTermLists for terms of two characters or more: a

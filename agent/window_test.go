@@ -1144,3 +1144,25 @@ func TestLongQueryNote(t *testing.T) {
 		}
 	}
 }
+
+// TestNumberIsNoSubject: a later change of plans ("doing Yunnan instead")
+// does not revise an earlier statement for sharing a number with it ("10
+// kuai" of a snack, "10 days" of a trip), though the two differ in
+// negation (the snack's "don't @ me") as a revision and what it revises
+// do.
+func TestNumberIsNoSubject(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 80, "summer plan: flying home to Canada in July, 3 weeks at the lake cabin"),
+		said("m2", 50, "hot take: the best xiaolongbao in this city is 新丰小吃 near my apartment. 10 kuai, soup explodes, don't @ me"),
+		said("m3", 30, "ok change of plans for summer. flights are insane, scratch the trip home. doing Yunnan instead, 10 days in mid-July"),
+		said("m4", 20, "Tomás flies to Valencia for his wedding tomorrow, gone for a month"),
+	}, offTopic("m5", 40, "m6", 10)...)
+	for _, tc := range []struct {
+		question        string
+		cited, notCited []string
+	}{
+		{"where did I say the best xiaolongbao in town was? wanna take Tomás there when he's back", []string{"m2"}, []string{"m3"}},
+	} {
+		checkCited(t, tc.question, recallDict(t, msgs, tc.question), tc.cited, tc.notCited)
+	}
+}
