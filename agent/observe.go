@@ -98,8 +98,9 @@ func (r *run) observe() observation {
 		if w, ok := explicitDates(q, r.now); ok {
 			o.window, o.signal = w, "date"
 		} else {
+			signals := deadline.ReplaceAllString(lower, "$1")
 			for _, ts := range p.TimeSignals {
-				if countHits(lower, ts.Words()) > 0 {
+				if countHits(signals, ts.Words()) > 0 {
 					o.signal = ts.Name
 					o.window = timeWindow{since: r.now.AddDate(0, 0, -ts.Days), until: r.now.Add(time.Minute)}
 					o.loose = ts.Loose && !yesNo(q)
@@ -158,6 +159,11 @@ func yesNo(q string) bool {
 	}
 	return yesNoEN.MatchString(strings.ToLower(last))
 }
+
+// deadline is a time and the 之前 or 以前 after it that make it a
+// deadline ("房租每回是啥时候之前要交", "5号之前"): before that time, not
+// "previously"; the time is kept.
+var deadline = regexp.MustCompile(`(啥时候|什么时候|什麼時候|几号|幾號|几点|幾點|哪天|哪一天|何时|何時|\d+\s*[号號日点點]|[一二三四五六七八九十两兩]+\s*[号號日点點]|月底|月初|年底|周[一二三四五六日天末]|週[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|禮拜[一二三四五六日天]|下班|明天|今天|今晚)\s*(?:之前|以前)`)
 
 var (
 	yesNoEN = regexp.MustCompile(`^(do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should|shall|may|any|anything)\b`)

@@ -1166,3 +1166,21 @@ func TestNumberIsNoSubject(t *testing.T) {
 		checkCited(t, tc.question, recallDict(t, msgs, tc.question), tc.cited, tc.notCited)
 	}
 }
+
+// TestDeadlineIsNoWindow: 之前 after a time ("啥时候之前要交", "几号之前")
+// makes it a deadline, not "previously": the question searches all of the
+// history, not the last month's (where a message on the shop bears it out
+// in part), and finds the rent told two months ago.
+func TestDeadlineIsNoWindow(t *testing.T) {
+	msgs := []storage.Message{
+		said("m1", 60, "玉林这个铺面的房东是蒋孃孃，房租按季度交，每个季度头一个月的五号之前必须打过去"),
+		said("m2", 20, "老马那边的毛肚我不要了，现在换成王姐那里拿，贵是贵点但是放心"),
+		said("m3", 12, "今天来了两桌外地游客，辣得直喊妈"),
+		said("m4", 6, "小芳又请了半天假，我一个人在前头跑上跑下"),
+		said("m5", 2, "隔壁串串店说他们要涨价了"),
+		said("m6", 8, "玉林这个店今天翻台翻了五轮 累惨了"),
+	}
+	for _, q := range []string{"玉林这个店的房租每回是啥时候之前要交？", "玉林的房租 几号之前要打过去？"} {
+		checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, nil)
+	}
+}
