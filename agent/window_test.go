@@ -955,7 +955,9 @@ func TestTakingDownIsNotEvidence(t *testing.T) {
 	u4 := said("u4", 15, "逢星期日朝早都要陪阿爸去覆診")
 	u5 := said("u5", 12, "flight home is 24 march, kunming to brisbane")
 	u6 := said("u6", 3, "pushed it back to the 28th, 400 kuai change fee but worth it")
+	u7 := said("u7", 8, "恒澜又加了个 request 要我们补客户集中度的分析 芯拓前五大客户占了营收的71%")
 	msgs := append([]storage.Message{
+		u7, bot(u7, "b7", "记录：恒澜新增 request，补充客户集中度分析；芯拓前五大客户占营收 17%。"),
 		u1, bot(u1, "b1", "收到：阿杰的logo设计报价是8600元，一次付清，你已经同意。"),
 		u2, bot(u2, "b2", "Noted: your dentist appointment is on 14 March at 2:30pm."),
 		u3, bot(u3, "b3", "好的，记下了：周五下午提醒你交季度报告。"),
@@ -971,6 +973,7 @@ func TestTakingDownIsNotEvidence(t *testing.T) {
 		{"你答应过周五提醒我什么？", []string{"b3"}, nil},
 		{"約人飲茶嘅話，有邊日朝早我一定唔得閒？", []string{"u4"}, []string{"b4"}},
 		{"When am I flying home now?", []string{"u6"}, []string{"b6", "u5"}},
+		{"芯拓前五大客户占营收多少？", []string{"u7"}, []string{"b7"}},
 	} {
 		resp := recallDict(t, msgs, tc.question)
 		checkCited(t, tc.question, resp, tc.cited, tc.notCited)
