@@ -1160,14 +1160,8 @@ func TestNumberIsNoSubject(t *testing.T) {
 		said("m3", 30, "ok change of plans for summer. flights are insane, scratch the trip home. doing Yunnan instead, 10 days in mid-July"),
 		said("m4", 20, "Tomás flies to Valencia for his wedding tomorrow, gone for a month"),
 	}, offTopic("m5", 40, "m6", 10)...)
-	for _, tc := range []struct {
-		question        string
-		cited, notCited []string
-	}{
-		{"where did I say the best xiaolongbao in town was? wanna take Tomás there when he's back", []string{"m2"}, []string{"m3"}},
-	} {
-		checkCited(t, tc.question, recallDict(t, msgs, tc.question), tc.cited, tc.notCited)
-	}
+	const q = "where did I say the best xiaolongbao in town was? wanna take Tomás there when he's back"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m3"})
 }
 
 // TestDeadlineIsNoWindow: 之前 after a time ("啥时候之前要交", "几号之前")
