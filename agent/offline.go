@@ -206,6 +206,17 @@ func (or *offlineRun) observe() {
 			rel.evidence = append(rel.evidence, ch)
 		}
 	}
+	if cs := clauses(strings.ToLower(content)); o.zh && len(cs) > 1 {
+		last := cs[len(cs)-1]
+		for _, t := range rel.evidence {
+			if !strings.Contains(last, t) {
+				if rel.scene == nil {
+					rel.scene = make(map[string]bool)
+				}
+				rel.scene[t] = true
+			}
+		}
+	}
 	rel.alts = translations(or.dict, r.question, rel.evidence)
 	// A question asks in a verb's base form what a message tells in its
 	// past ("Where did I grow up?", "grew up in Ipoh"): a verb's irregular
@@ -1168,6 +1179,8 @@ func (or *offlineRun) replies(ctx context.Context) error {
 	if noted > 0 {
 		r.step("reflect", "", nil, noted, fmt.Sprintf("%d hits taken down by the assistant in the next turn: judged with its words", noted))
 	}
+	// The turns the hits are now judged with hold terms too (relevance.idf).
+	r.idf = nil
 	return nil
 }
 

@@ -175,8 +175,14 @@ type relevance struct {
 	// word frequencies. Once a message seen holds one of the question's
 	// rare words, its terms no message holds weigh nothing (idf).
 	course func(word string) bool
-	plans  bool // the question asks for plans (the schedule intent)
-	zh     bool // the question is mostly Chinese
+	// scene are the evidence terms of a Chinese question that only its
+	// clauses before the last hold: the last asks, those before set the
+	// scene ("我跟你转述过老板评价我初稿的那句话，原话是咋说的？"). Once a
+	// message seen holds a word of the last clause, the scene's terms no
+	// message holds weigh nothing (idf). Nil for a question of one clause.
+	scene map[string]bool
+	plans bool // the question asks for plans (the schedule intent)
+	zh    bool // the question is mostly Chinese
 	// evidence are the terms support weighs: the key terms and, for
 	// Chinese, each content character, so that 睡眠 bears out 睡得 in part.
 	evidence []string
@@ -236,19 +242,40 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	for _, t := range rel.evidence {
 		out[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
 	}
+	// held reports whether a message seen holds a term, or a turn a seen
+	// message is judged with (the question it answers, the assistant's
+	// taking it down: replies).
+	held := func(t string) bool {
+		if df[t] > 0 {
+			return true
+		}
+		for _, c := range seen {
+			for _, e := range []*queryapi.Evidence{c.asked, c.noted} {
+				if e != nil && rel.hasIn(*e, strings.ToLower(e.Content), t) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	// told reports whether a message seen holds a word of terms that ok
+	// accepts.
+	told := func(terms []string, ok func(string) bool) bool {
+		return slices.ContainsFunc(terms, func(t string) bool { return threadWord(t) && ok(t) && held(t) })
+	}
 	// A question asking for a matter's course that names the matter by a
 	// word some message holds and everyday language rarely uses (温江,
 	// 分店) asks of something told: what no message holds of a Chinese
 	// one is its chatter and the bigrams that straddle its words (子事 and
 	// 从看 of "温江分店那一摊子事，从看铺面到现在走到哪一步了"), not
-	// something never said, and weighs nothing.
-	if rel.course != nil && slices.ContainsFunc(rel.terms, func(t string) bool {
-		return df[t] > 0 && threadWord(t) && rel.course(t)
-	}) {
-		for _, t := range rel.evidence {
-			if df[t] == 0 {
-				out[t] = 0
-			}
+	// something never said, and weighs nothing. So do the words no message
+	// holds of the clauses that set the scene before the one that asks,
+	// when that one names something told.
+	course := rel.course != nil && told(rel.terms, rel.course)
+	scene := rel.scene != nil && told(rel.evidence, func(t string) bool { return !rel.scene[t] })
+	for _, t := range rel.evidence {
+		if (course || scene && rel.scene[t]) && !held(t) {
+			out[t] = 0
 		}
 	}
 	return out

@@ -1181,3 +1181,31 @@ func TestDeadlineIsNoWindow(t *testing.T) {
 		checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, nil)
 	}
 }
+
+// TestSceneBeforeTheQuestion: a Chinese question whose first clauses set
+// the scene ("我跟你转述过老板评价我初稿的那句话") and whose last asks
+// ("原话是咋说的？") is borne out by the message that holds what the last
+// asks about, though the scene's words are in no message. When the last
+// clause names nothing told ("我有冇同你講過？", "你記唔記得？": no word of
+// it is in a message), the first is what is asked, and a message sharing
+// only its 屋企 does not bear out where the user lives.
+func TestSceneBeforeTheQuestion(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 30, "老板看完初稿了 原话：“你这写的是实验报告不是论文，讨论部分重写” 我真的裂开了"),
+		said("m2", 20, "今天冻融试验又做了五十次 手都冻麻了"),
+		said("m5", 12, "最近喺天河一个 co-working space 租咗个位，每月 1200，喺屋企太多诱惑写唔到 code"),
+	}, offTopic("m3", 40, "m4", 10)...)
+	for _, tc := range []struct {
+		question string
+		cited    []string
+	}{
+		{"我跟你转述过老板评价我初稿的那句话，原话是咋说的？", []string{"m1"}},
+		{"我屋企住喺廣州邊個區？我有冇同你講過？", nil},
+		{"我屋企住喺廣州邊個區？你記唔記得？", nil},
+	} {
+		got := citedIDs(recallDict(t, msgs, tc.question))
+		if !slices.Equal(got, tc.cited) {
+			t.Errorf("%q: cited %v, want %v", tc.question, got, tc.cited)
+		}
+	}
+}
