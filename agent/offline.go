@@ -207,14 +207,9 @@ func (or *offlineRun) observe() {
 		}
 	}
 	if cs := clauses(strings.ToLower(content)); o.zh && len(cs) > 1 {
-		last := cs[len(cs)-1]
+		rel.scene = make(map[string]bool)
 		for _, t := range rel.evidence {
-			if !strings.Contains(last, t) {
-				if rel.scene == nil {
-					rel.scene = make(map[string]bool)
-				}
-				rel.scene[t] = true
-			}
+			rel.scene[t] = !strings.Contains(cs[len(cs)-1], t)
 		}
 	}
 	rel.alts = translations(or.dict, r.question, rel.evidence)

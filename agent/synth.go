@@ -175,11 +175,12 @@ type relevance struct {
 	// word frequencies. Once a message seen holds one of the question's
 	// rare words, its terms no message holds weigh nothing (idf).
 	course func(word string) bool
-	// scene are the evidence terms of a Chinese question that only its
-	// clauses before the last hold: the last asks, those before set the
-	// scene ("我跟你转述过老板评价我初稿的那句话，原话是咋说的？"). Once a
-	// message seen holds a word of the last clause, the scene's terms no
-	// message holds weigh nothing (idf). Nil for a question of one clause.
+	// scene reports, for each evidence term of a Chinese question of
+	// several clauses, whether only the clauses before the last hold it:
+	// the last asks, those before set the scene ("我跟你转述过老板评价我初稿的
+	// 那句话，原话是咋说的？"). Once a message seen holds a word of the last
+	// clause, the scene's terms no message holds weigh nothing (idf). Nil
+	// for a question of one clause.
 	scene map[string]bool
 	plans bool // the question asks for plans (the schedule intent)
 	zh    bool // the question is mostly Chinese
@@ -230,11 +231,29 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	// one none has, and the answer itself would look unsupported.
 	n := max(float64(len(seen)), minIDFDocs)
 	df := make(map[string]float64, len(rel.evidence))
+	// held are the terms a message seen holds, or a turn a seen message is
+	// judged with (the question it answers, the assistant's taking it
+	// down: replies); only the course and scene rules read them.
+	held := make(map[string]bool)
 	for _, c := range seen {
 		text := strings.ToLower(c.ev.SenderName + " " + c.ev.Content)
 		for _, t := range rel.evidence {
 			if rel.hasIn(c.ev, text, t) {
 				df[t]++
+				held[t] = true
+			}
+		}
+		if rel.course == nil && rel.scene == nil {
+			continue
+		}
+		for _, e := range []*queryapi.Evidence{c.asked, c.noted} {
+			if e == nil {
+				continue
+			}
+			for _, t := range rel.evidence {
+				if rel.hasIn(*e, strings.ToLower(e.Content), t) {
+					held[t] = true
+				}
 			}
 		}
 	}
@@ -242,26 +261,10 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	for _, t := range rel.evidence {
 		out[t] = math.Log(1 + (n-df[t]+0.5)/(df[t]+0.5))
 	}
-	// held reports whether a message seen holds a term, or a turn a seen
-	// message is judged with (the question it answers, the assistant's
-	// taking it down: replies).
-	held := func(t string) bool {
-		if df[t] > 0 {
-			return true
-		}
-		for _, c := range seen {
-			for _, e := range []*queryapi.Evidence{c.asked, c.noted} {
-				if e != nil && rel.hasIn(*e, strings.ToLower(e.Content), t) {
-					return true
-				}
-			}
-		}
-		return false
-	}
 	// told reports whether a message seen holds a word of terms that ok
 	// accepts.
 	told := func(terms []string, ok func(string) bool) bool {
-		return slices.ContainsFunc(terms, func(t string) bool { return threadWord(t) && ok(t) && held(t) })
+		return slices.ContainsFunc(terms, func(t string) bool { return threadWord(t) && ok(t) && held[t] })
 	}
 	// A question asking for a matter's course that names the matter by a
 	// word some message holds and everyday language rarely uses (温江,
@@ -274,7 +277,7 @@ func (rel relevance) idf(seen map[string]*candidate) map[string]float64 {
 	course := rel.course != nil && told(rel.terms, rel.course)
 	scene := rel.scene != nil && told(rel.evidence, func(t string) bool { return !rel.scene[t] })
 	for _, t := range rel.evidence {
-		if (course || scene && rel.scene[t]) && !held(t) {
+		if (course || scene && rel.scene[t]) && !held[t] {
 			out[t] = 0
 		}
 	}
