@@ -366,6 +366,8 @@ func TestNames(t *testing.T) {
 		{"What did Maria and her mom do together in May 2023?", []string{"Maria"}},
 		{"Where was Jon on 3 March?", []string{"Jon"}},
 		{"Did May call Jon?", []string{"May", "Jon"}},
+		{"What music do I play when I'm baking late, and what I'll eat?", nil},
+		{"Is it true I've met Mom's friend O'Brien?", []string{"Mom", "O'Brien"}},
 	} {
 		if got := names(tc.q); !slices.Equal(got, tc.want) {
 			t.Errorf("names(%q) = %q, want %q", tc.q, got, tc.want)

@@ -616,6 +616,11 @@ func names(q string) []string {
 		if len(rs) < 2 || !unicode.IsUpper(rs[0]) || isStopWord(strings.ToLower(f)) {
 			continue
 		}
+		// "I'm", "I've", "I'll", "Don't": a pronoun or a stop word with
+		// its contraction, not a name ("Mom's" and "O'Brien" are).
+		if head, _, ok := strings.Cut(strings.ToLower(f), "'"); ok && (head == "i" || len(head) > 1 && isStopWord(head)) {
+			continue
+		}
 		if i == 0 && !strings.HasPrefix(strings.TrimSpace(q), f) {
 			continue
 		}
