@@ -180,6 +180,15 @@ func TestOfflineScenarios(t *testing.T) {
 			}
 			checkTrace(t, resp.Trace)
 			checkTimings(t, resp.Timings)
+			// A cited message was a candidate, and the trace shows it with
+			// its support and rank.
+			for _, e := range resp.Evidence {
+				if !slices.ContainsFunc(resp.Trace, func(s agent.TraceStep) bool {
+					return strings.HasPrefix(s.Decision, "candidate "+e.MessageID+" support ")
+				}) {
+					t.Errorf("cited %s, but the trace shows no candidate %s", e.MessageID, e.MessageID)
+				}
+			}
 		})
 	}
 }

@@ -805,6 +805,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	p := r.skill.Params
 	d := draft{stopReason: stop}
 	cands := r.best(rel, o, 1<<30)
+	if r.trace {
+		r.traceCandidates(rel, cands)
+	}
 	personal := o.intent == "constraint" || o.intent == "preference" || o.intent == "background"
 	// A question in the first person asks about the memory owner: in a
 	// group, another member's "我膝盖不好" is not the owner's fact.
@@ -2048,4 +2051,20 @@ func mentionsOwn(lower string, words []string) bool {
 		}
 	}
 	return false
+}
+
+// traceCandidates records, for a traced run, the question's terms with
+// their weights and the candidates synthesis starts from, with their
+// support and rank: what a reader of the trace needs to see why a message
+// was or was not kept.
+func (r *run) traceCandidates(rel relevance, cands []*candidate) {
+	idf := r.questionIDF(rel)
+	terms := make([]string, 0, len(rel.evidence))
+	for _, t := range rel.evidence {
+		terms = append(terms, fmt.Sprintf("%s=%.2f", t, idf[t]))
+	}
+	r.step("reflect", "", nil, len(cands), fmt.Sprintf("terms %s; minimum support %.2f", strings.Join(terms, " "), r.minSupport(rel)))
+	for _, c := range cands[:min(len(cands), 15)] {
+		r.step("reflect", "", nil, 0, fmt.Sprintf("candidate %s support %.2f rank %.2f: %s", c.ev.MessageID, c.support, c.rank, truncate(c.ev.Content, 60)))
+	}
 }
