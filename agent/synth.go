@@ -1005,8 +1005,12 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			ok, _ := gives(c)
 			return ok && r.ownWords(rel, r.questionIDF(rel), c)
 		}
+		// What is so now is said by a statement that gives what the
+		// question's word asks for: "25 days left" does not say when
+		// chapter 3 is due now, "new deadline is June 30" does.
+		kind := answerKind(r.question)
 		kept = r.latest(kept, latestOpts{revisions: chat, names: lowerAll(o.names), broad: rel.broad, topics: o.topics, bears: bears,
-			gives: func(c *candidate) bool { ok, _ := gives(c); return ok }})
+			gives: func(c *candidate) bool { ok, _ := gives(c); return ok && (kind == nil || kind(c.ev.Content)) }, kind: kind})
 	case !o.past && chat:
 		kept = r.latest(kept, latestOpts{revisedOnly: true, revisions: true, names: lowerAll(o.names), broad: rel.broad})
 	}
@@ -1338,10 +1342,14 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			// the earlier statement gave to another ("上线时间改到 6 月 6 号"
 			// after "定在 5 月 30 号上线") announces its change as much as
 			// the change words do, when the two share a word that is more
-			// than a date's character (上线; not 月 or 号).
+			// than a date's character (上线; not 月 or 号). So, for a
+			// question about now, does one that moves what the question
+			// asks for ("moved the crown fitting to April 2" after "March
+			// 12" for "When is my crown fitting now?").
 			revises := countHits(strings.ToLower(b.ev.Content), revision) > 0
-			moved := lo.revisedOnly && revises && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) &&
-				shareWord(fa.terms, fb.terms, lo.names)
+			moved := revises && shareWord(fa.terms, fb.terms, lo.names) &&
+				(lo.revisedOnly && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) ||
+					lo.kind != nil && lo.kind(a.ev.Content) && lo.kind(b.ev.Content))
 			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change && !moved {
 				continue
 			}
@@ -1398,6 +1406,10 @@ type latestOpts struct {
 	revisedOnly, revisions bool
 	names, broad, topics   []string
 	bears, gives           func(*candidate) bool
+	// kind, when set, reports whether a message gives what the question's
+	// word asks for (a time for "when"): a revision that gives a new one
+	// after an earlier statement that gave one announces its change.
+	kind func(string) bool
 }
 
 // shareTopic reports whether two messages both touch one of topics by its

@@ -1164,6 +1164,28 @@ func TestNumberIsNoSubject(t *testing.T) {
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m3"})
 }
 
+// TestWhenIsItNow: a question when something is now is answered by the
+// latest statement that gives a time. A later turn on the subject that
+// gives none ("in a couple of weeks now") does not say when it is, and a
+// revision that moves the time to another ("moved … to April 2") revises
+// the statement that gave the first, though it has no word of change.
+func TestWhenIsItNow(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 80, "booked the crown fitting at the dentist for March 12, 3pm"),
+		said("m2", 50, "dentist's lab is late so they moved the crown fitting to April 2"),
+		said("m3", 10, "crown fitting is only a couple of weeks away now, kinda nervous lol"),
+	}, offTopic("m4", 40, "m5", 5)...)
+	const q = "When is my crown fitting now?"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
+	zh := append([]storage.Message{
+		said("z1", 80, "驾照科目三约在3月12号下午"),
+		said("z2", 50, "驾校说考场排不过来 科目三改到4月2号了"),
+		said("z3", 10, "科目三现在还有两个礼拜 有点慌"),
+	}, offTopic("z4", 40, "z5", 5)...)
+	const zq = "我科目三现在是哪天考？"
+	checkCited(t, zq, recallDict(t, zh, zq), []string{"z2"}, []string{"z1"})
+}
+
 // TestDeadlineIsNoWindow: 之前 after a time ("啥时候之前要交", "几号之前")
 // makes it a deadline, not "previously": the question searches all of the
 // history, not the last month's (where a message on the shop bears it out
