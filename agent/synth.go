@@ -425,8 +425,10 @@ func (r *run) flags(c *candidate) contextFlags {
 	m := r.skill.Params.Markers
 	lower := strings.ToLower(c.ev.Content)
 	f := contextFlags{
-		joke:         joking(lower, m["joke"].Words(), m["correction"].Words()),
-		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0,
+		joke: joking(lower, m["joke"].Words(), m["correction"].Words()),
+		// A message that opens with its condition ("if I ever win the
+		// lottery I'm buying a boat") tells what would follow, not what is.
+		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0 || strings.HasPrefix(strings.TrimSpace(lower), "if "),
 		thirdParty:   aboutOthers(lower, m["third_party"].Words()),
 		change:       countHits(lower, m["change"].Words()) > 0,
 	}

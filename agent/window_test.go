@@ -1186,6 +1186,26 @@ func TestWhenIsItNow(t *testing.T) {
 	checkCited(t, zq, recallDict(t, zh, zq), []string{"z2"}, []string{"z1"})
 }
 
+// TestOpeningConditionIsNoFact: a message that opens with its condition
+// ("if I ever make partner I'm buying a vineyard") tells what would
+// follow, not what is: a question whether the user owns a vineyard has
+// no evidence. A condition after a statement ("… If you order for me, no
+// onions") leaves the statement the user's.
+func TestOpeningConditionIsNoFact(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 40, "if I ever make partner I'm buying a vineyard in Sonoma and never answering email again"),
+		said("m2", 30, "my usual is a flat white with oat milk. If anyone grabs coffee for me, no sugar"),
+	}, offTopic("m3", 20, "m4", 10)...)
+	const q = "Where's the vineyard I bought?"
+	resp := recallDict(t, msgs, q)
+	checkCited(t, q, resp, nil, []string{"m1"})
+	if resp.Limits.StopReason != agent.StopNoEvidence {
+		t.Errorf("%q: stop %s, cited %v, want no_evidence", q, resp.Limits.StopReason, citedIDs(resp))
+	}
+	const q2 = "What's my usual coffee order?"
+	checkCited(t, q2, recallDict(t, msgs, q2), []string{"m2"}, nil)
+}
+
 // TestDeadlineIsNoWindow: 之前 after a time ("啥时候之前要交", "几号之前")
 // makes it a deadline, not "previously": the question searches all of the
 // history, not the last month's (where a message on the shop bears it out
