@@ -10,24 +10,24 @@ import "regexp"
 // for a question opening with "When" name a time, against 17% of the
 // other turns there.
 var (
-	asksTime = regexp.MustCompile(`(?i)^\s*(when|what time|what date|what day|which day|what year|which year|what month|which month)\b|\bwhen (did|does|do|is|was|were|will|are|has|have|had)\b|how long ago|什么时候|啥时候|什么时间|哪天|哪一天|哪年|哪一年|哪个月|几号|几月几|星期几|周几|几点|多久以前|多久前`)
-	asksSpan = regexp.MustCompile(`(?i)\bhow long\b|多久|多长时间|多少年|几年了|多少天|多少个月`)
+	asksTime = regexp.MustCompile(zhForms(`(?i)^\s*(when|what time|what date|what day|which day|what year|which year|what month|which month)\b|\bwhen (did|does|do|is|was|were|will|are|has|have|had)\b|how long ago|什么时候|啥时候|什么时间|哪天|哪一天|哪年|哪一年|哪个月|几号|几月几|星期几|周几|几点|多久以前|多久前`))
+	asksSpan = regexp.MustCompile(zhForms(`(?i)\bhow long\b|多久|多长时间|多少年|几年了|多少天|多少个月`))
 
 	enNumber = `(\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a few|a couple of|several|many|a|an)`
 	enMonth  = `january|february|march|april|june|july|august|september|october|november|december|may \d`
 	enDay    = `monday|tuesday|wednesday|thursday|friday|saturday|sunday`
 	zhNumber = `[0-9０-９一二三四五六七八九十两几半多]+`
 
-	givesTime = regexp.MustCompile(`(?i)\b(yesterday|today|tonight|tomorrow|recently|the other day|ago|last (week|month|year|weekend|night|summer|winter|spring|fall|autumn|time|` + enDay + `)|this (morning|afternoon|evening|week|weekend|month|year|summer|past)|next (week|month|year|weekend|` + enDay + `)|` + enMonth + `|` + enDay + `|(19|20)\d\d|\d{1,2}(:\d\d)?\s*(am|pm)|weekend)\b` +
+	givesTime = regexp.MustCompile(zhForms(`(?i)\b(yesterday|today|tonight|tomorrow|recently|the other day|ago|last (week|month|year|weekend|night|summer|winter|spring|fall|autumn|time|` + enDay + `)|this (morning|afternoon|evening|week|weekend|month|year|summer|past)|next (week|month|year|weekend|` + enDay + `)|` + enMonth + `|` + enDay + `|(19|20)\d\d|\d{1,2}(:\d\d)?\s*(am|pm)|weekend)\b` +
 		`|昨天|今天|前天|明天|后天|今早|今晚|昨晚|明早|明晚|上周|下周|这周|本周|上个?星期|下个?星期|上个?礼拜|下个?礼拜|上个月|下个月|这个月|本月|月初|月底|去年|今年|明年|前年|年初|年底|刚才|刚刚|前几天|前阵子|周末` +
-		`|[0-9０-９]+\s*[年月号日点]|[一二三四五六七八九十两]+\s*[月号点]|(周|星期|礼拜)[一二三四五六日天]|` + zhNumber + `\s*(天|周|个?星期|个?月|年)(以?前|之前|后|以后|之后)`)
+		`|[0-9０-９]+\s*[年月号日点]|[一二三四五六七八九十两]+\s*[月号点]|(周|星期|礼拜)[一二三四五六日天]|` + zhNumber + `\s*(天|周|个?星期|个?月|年)(以?前|之前|后|以后|之后)`))
 	// A question asking why is mostly answered by a turn that gives a
 	// reason: in a dialogue the reason often comes in the speaker's next
 	// turn, after the other asks what made them do it.
-	asksReason  = regexp.MustCompile(`(?i)^\s*why\b|\bwhy (did|does|do|is|was|were|has|have|had|would|are|am)\b|\bwhat (inspired|motivated|made|prompted|led|sparked|drove|caused|got)\b|为什么|为啥|干嘛要|怎么会想|什么原因|啥原因|动机`)
-	givesReason = regexp.MustCompile(`(?i)\b(because|cause|cuz|so that|in order to|wanted to|inspired|motivated|the reason|due to|that's why|made me|led me|got me|growing up)\b|因为|为了|所以|原因|由于|为的是|动机`)
-	givesSpan   = regexp.MustCompile(`(?i)\b(` + enNumber + ` (days?|weeks?|months?|years?|hours?|decades?)|since|for (years|months|ages|a while|so long|decades|life)|all my life|decade)\b` +
-		`|` + zhNumber + `\s*(年|个月|天|周|个?星期|个?小时|分钟)|多年|好几年|很久|从小|从.{1,8}(开始|起)`)
+	asksReason  = regexp.MustCompile(zhForms(`(?i)^\s*why\b|\bwhy (did|does|do|is|was|were|has|have|had|would|are|am)\b|\bwhat (inspired|motivated|made|prompted|led|sparked|drove|caused|got)\b|为什么|为啥|干嘛要|怎么会想|什么原因|啥原因|动机`))
+	givesReason = regexp.MustCompile(zhForms(`(?i)\b(because|cause|cuz|so that|in order to|wanted to|inspired|motivated|the reason|due to|that's why|made me|led me|got me|growing up)\b|因为|为了|所以|原因|由于|为的是|动机`))
+	givesSpan   = regexp.MustCompile(zhForms(`(?i)\b(` + enNumber + ` (days?|weeks?|months?|years?|hours?|decades?)|since|for (years|months|ages|a while|so long|decades|life)|all my life|decade)\b` +
+		`|` + zhNumber + `\s*(年|个月|天|周|个?星期|个?小时|分钟)|多年|好几年|很久|从小|从.{1,8}(开始|起)`))
 )
 
 // answerKind returns, for a question that asks for a time, a span or a
@@ -53,20 +53,20 @@ var partsOfDay = []struct {
 	term  *regexp.Regexp
 	gives *regexp.Regexp
 }{
-	{regexp.MustCompile(`^(morning|早上|上午|早晨|清晨)`),
-		regexp.MustCompile(`(?i)\b(mornings?|breakfast|sunrise|dawn|([4-9]|1[01])(:\d\d)?\s*am)\b|早上|上午|早晨|清晨|早起|早饭|早餐|晨跑|一早|凌晨`)},
-	{regexp.MustCompile(`^(afternoon|下午)`),
-		regexp.MustCompile(`(?i)\b(afternoons?|lunch|(12|[1-4])(:\d\d)?\s*pm)\b|下午|午后|午饭|午休`)},
-	{regexp.MustCompile(`^(evening|night|晚上|夜里|傍晚)`),
-		regexp.MustCompile(`(?i)\b(evenings?|nights?|tonight|dinner|after work|before bed|([5-9]|1[01])(:\d\d)?\s*pm)\b|晚上|夜里|傍晚|今晚|每晚|下班后|睡前|晚饭|半夜|深夜|熬夜`)},
+	{regexp.MustCompile(zhForms(`^(morning|早上|上午|早晨|清晨)`)),
+		regexp.MustCompile(zhForms(`(?i)\b(mornings?|breakfast|sunrise|dawn|([4-9]|1[01])(:\d\d)?\s*am)\b|早上|上午|早晨|清晨|早起|早饭|早餐|晨跑|一早|凌晨`))},
+	{regexp.MustCompile(zhForms(`^(afternoon|下午)`)),
+		regexp.MustCompile(zhForms(`(?i)\b(afternoons?|lunch|(12|[1-4])(:\d\d)?\s*pm)\b|下午|午后|午饭|午休`))},
+	{regexp.MustCompile(zhForms(`^(evening|night|晚上|夜里|傍晚)`)),
+		regexp.MustCompile(zhForms(`(?i)\b(evenings?|nights?|tonight|dinner|after work|before bed|([5-9]|1[01])(:\d\d)?\s*pm)\b|晚上|夜里|傍晚|今晚|每晚|下班后|睡前|晚饭|半夜|深夜|熬夜`))},
 }
 
 // A question whether a time or date changed ("Kite 上线时间后来改了吗？",
 // "did the launch date move?") is borne out by a message that names one:
 // the new date is the answer, said without a word for date.
 var (
-	dateTerm   = regexp.MustCompile(`^(时间|日期|date|time|day)$`)
-	asksChange = regexp.MustCompile(`(?i)改|变|换|推迟|提前|延期|延后|\b(change[ds]?|move[ds]?|postponed?|pushed|reschedul\w*|delayed?)\b`)
+	dateTerm   = regexp.MustCompile(zhForms(`^(时间|日期|date|time|day)$`))
+	asksChange = regexp.MustCompile(zhForms(`(?i)改|变|换|推迟|提前|延期|延后|\b(change[ds]?|move[ds]?|postponed?|pushed|reschedul\w*|delayed?)\b`))
 )
 
 // dateTerms returns the evidence terms that name a date or time in a

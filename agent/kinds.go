@@ -156,8 +156,8 @@ func askedNouns(question string, d *bilingual.Dict) []string {
 
 var (
 	askedEN       = regexp.MustCompile(`\b(?:what|which|any)(?:(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:my|our))?\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?([a-z]{3,})(?:\s+([a-z]{3,}))?`)
-	askedAfterZH  = regexp.MustCompile(`(?:什么|啥|哪个|哪种|哪款|哪些|哪几|哪家|哪部|哪本|哪一|哪项|哪门|哪所|哪座|哪条|哪位|那个|那种|那款)[个种款部本件只位家样类项门所座条]?(\p{Han}{2,4})`)
-	askedBeforeZH = regexp.MustCompile(`(\p{Han}{2,4})(?:叫啥|叫什么|是啥|是什么|是哪)`)
+	askedAfterZH  = regexp.MustCompile(zhForms(`(?:什么|啥|哪个|哪种|哪款|哪些|哪几|哪家|哪部|哪本|哪一|哪项|哪门|哪所|哪座|哪条|哪位|那个|那种|那款)[个种款部本件只位家样类项门所座条]?(\p{Han}{2,4})`))
+	askedBeforeZH = regexp.MustCompile(zhForms(`(\p{Han}{2,4})(?:叫啥|叫什么|是啥|是什么|是哪)`))
 )
 
 // namesOfKind reports whether a message names a thing of kind k: a word

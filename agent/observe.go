@@ -163,11 +163,11 @@ func yesNo(q string) bool {
 // deadline is a time and the 之前 or 以前 after it that make it a
 // deadline ("房租每回是啥时候之前要交", "5号之前"): before that time, not
 // "previously"; the time is kept.
-var deadline = regexp.MustCompile(`(啥时候|什么时候|什麼時候|几号|幾號|几点|幾點|哪天|哪一天|何时|何時|\d+\s*[号號日点點]|[一二三四五六七八九十两兩]+\s*[号號日点點]|月底|月初|年底|周[一二三四五六日天末]|週[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|禮拜[一二三四五六日天]|下班|明天|今天|今晚)\s*(?:之前|以前)`)
+var deadline = regexp.MustCompile(zhForms(`(啥时候|什么时候|什麼時候|几号|幾號|几点|幾點|哪天|哪一天|何时|何時|\d+\s*[号號日点點]|[一二三四五六七八九十两兩]+\s*[号號日点點]|月底|月初|年底|周[一二三四五六日天末]|週[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|禮拜[一二三四五六日天]|下班|明天|今天|今晚)\s*(?:之前|以前)`))
 
 var (
 	yesNoEN = regexp.MustCompile(`^(do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should|shall|may|any|anything)\b`)
-	yesNoZH = regexp.MustCompile(`(吗|嘛)\s*[？?。！!]*\s*$|是不是|有没有|是否|了没`)
+	yesNoZH = regexp.MustCompile(zhForms(`(吗|嘛)\s*[？?。！!]*\s*$|是不是|有没有|是否|了没`))
 )
 
 // asksForSeveral reports whether an English question asks for several
@@ -383,7 +383,7 @@ func asksSomething(s string) bool {
 }
 
 // whWord matches a word that asks (not 几乎 or 哪怕).
-var whWord = regexp.MustCompile(`\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|啥|咋|谁|怎|多少|为何|哪(?:$|[^怕])|几[个次点号岁天年月趟回种位遍部本件样]`)
+var whWord = regexp.MustCompile(zhForms(`\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|啥|咋|谁|怎|多少|为何|哪(?:$|[^怕])|几[个次点号岁天年月趟回种位遍部本件样]`))
 
 // sentences splits a message after each sentence's end (。！？；…, a
 // newline, or a full stop before a space), keeping the marks.
@@ -684,21 +684,21 @@ var (
 	isoDateRE = regexp.MustCompile(`\b(\d{4})-(\d{1,2})-(\d{1,2})\b`)
 	// lastWeekdayRE: 上周六, 上个星期三, 上礼拜天, 上週六; lastWeekendRE: 上周末,
 	// 上个周末, last weekend; enLastDayRE: last Saturday.
-	lastWeekdayRE = regexp.MustCompile(`上(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])`)
-	lastWeekendRE = regexp.MustCompile(`(?i)上(?:个|個)?(?:周|週)末|\blast weekend\b`)
+	lastWeekdayRE = regexp.MustCompile(zhForms(`上(?:个|個)?(?:周|週|星期|礼拜|禮拜)([一二三四五六日天])`))
+	lastWeekendRE = regexp.MustCompile(zhForms(`(?i)上(?:个|個)?(?:周|週)末|\blast weekend\b`))
 	// lastWeekRE: 上周, 上个礼拜, 上週, last week, read after the two
 	// above (上周六 and 上周末 name days of it).
-	lastWeekRE   = regexp.MustCompile(`(?i)上(?:个|個)?(?:周|週|星期|礼拜|禮拜)|\blast week\b`)
-	lastMonthRE  = regexp.MustCompile(`(?i)上个?月|\blast month\b`)
-	thisYearRE   = regexp.MustCompile(`(?i)今年(?:以来)?|\b(?:so far )?this year\b`)
+	lastWeekRE   = regexp.MustCompile(zhForms(`(?i)上(?:个|個)?(?:周|週|星期|礼拜|禮拜)|\blast week\b`))
+	lastMonthRE  = regexp.MustCompile(zhForms(`(?i)上个?月|\blast month\b`))
+	thisYearRE   = regexp.MustCompile(zhForms(`(?i)今年(?:以来)?|\b(?:so far )?this year\b`))
 	enLastDayRE  = regexp.MustCompile(`(?i)\blast (monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b`)
-	zhDateRE     = regexp.MustCompile(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`)
+	zhDateRE     = regexp.MustCompile(zhForms(`(?:(\d{4})年)?(\d{1,2})月(?:(\d{1,2})[日号])?`))
 	enMonthRE    = regexp.MustCompile(`(?i)\b(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:\s+(\d{1,2})(?:st|nd|rd|th)?\b)?(?:,?\s+(\d{4})\b)?`)
 	enDayMonthRE = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b(?:,?\s+(\d{4})\b)?`)
 	monthLeadRE  = regexp.MustCompile(`(?i)\b(?:in|during|since|until|till|by|before|after|early|late|mid|end of|this|last|next)\s*-?\s*$`)
 	// lastSpanRE: the last or past so many days, weeks or months ("in the
 	// last two weeks", "past 10 days", 过去三个月, 最近两周, 近两个礼拜).
-	lastSpanRE  = regexp.MustCompile(`(?i)\b(?:last|past) (\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|couple of|few) (day|week|month)s?\b|(?:过去|過去|最近|近)(?:的)?\s*(\d{1,2}|[两兩二三四五六七八九十]|几|幾)\s*(天|日|周|週|个?星期|個?星期|个?礼拜|個?禮拜|个月|個月)`)
+	lastSpanRE  = regexp.MustCompile(zhForms(`(?i)\b(?:last|past) (\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|couple of|few) (day|week|month)s?\b|(?:过去|過去|最近|近)(?:的)?\s*(\d{1,2}|[两兩二三四五六七八九十]|几|幾)\s*(天|日|周|週|个?星期|個?星期|个?礼拜|個?禮拜|个月|個月)`))
 	monthByName = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 

@@ -1007,7 +1007,7 @@ func isUnit(s string) bool { return slices.Contains(units, s) }
 var (
 	units       = []string{"公斤", "千克", "斤", "kg", "kgs", "lbs", "lb", "公里", "千米", "km", "miles", "mi", "小时", "hours", "元", "块钱", "美元", "dollars"}
 	measureExpr = regexp.MustCompile(`\d+(?:\.\d+)?\s*(` + strings.Join(units, "|") + `)`)
-	givenZH     = regexp.MustCompile(`(?:只|条|个|匹|头|位|猫|狗|它|他|她|孩子|儿子|女儿|老大|老二|宝宝|闺女)(?:叫|名字叫|名字是|取名)([\p{Han}]{1,3})`)
+	givenZH     = regexp.MustCompile(zhForms(`(?:只|条|个|匹|头|位|猫|狗|它|他|她|孩子|儿子|女儿|老大|老二|宝宝|闺女)(?:叫|名字叫|名字是|取名)([\p{Han}]{1,3})`))
 	givenEN     = regexp.MustCompile(`\b(?:named|called|(?i:my|our)\s+(?:\w+\s+)?(?i:cat|dog|puppy|kitten|pet|son|daughter|kid|baby|brother|sister|partner|husband|wife|boyfriend|girlfriend))\s+([A-Z][a-z]+)`)
 )
 
@@ -1568,7 +1568,7 @@ func (r *run) namesWhen(text string) bool {
 	return countHits(lower, r.skill.Params.Markers["when"].Words()) > 0 || whenExpr.MatchString(lower)
 }
 
-var whenExpr = regexp.MustCompile(`\d{1,2}\s*(点|号|日|:\d{2}|am\b|pm\b)|[一二三四五六七八九十两]+\s*[点号]|\d{1,2}/\d{1,2}\b`)
+var whenExpr = regexp.MustCompile(zhForms(`\d{1,2}\s*(点|号|日|:\d{2}|am\b|pm\b)|[一二三四五六七八九十两]+\s*[点号]|\d{1,2}/\d{1,2}\b`))
 
 // inScope reports whether a candidate lies inside the run's current window
 // and role (hits of earlier, wider rounds stay remembered but out of scope).

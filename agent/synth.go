@@ -1755,7 +1755,7 @@ func hasNumeral(text string) bool {
 // ageExpr matches an age as chats give one: a number before 岁 or 个月大
 // (三岁, 6 个月大), N years/months old (32-year-old), turned/turning N, or
 // aged N.
-var ageExpr = regexp.MustCompile(`(?i)[0-9一二三四五六七八九十两半]+\s*(?:周岁|岁|个多?月大|个月了)|\b(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]*(?:years?|yrs?|months?|weeks?)[\s-]*old\b|\b(?:turned|turning|turns|aged?)\s+[0-9]{1,3}\b`)
+var ageExpr = regexp.MustCompile(zhForms(`(?i)[0-9一二三四五六七八九十两半]+\s*(?:周岁|岁|个多?月大|个月了)|\b(?:[0-9]+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]*(?:years?|yrs?|months?|weeks?)[\s-]*old\b|\b(?:turned|turning|turns|aged?)\s+[0-9]{1,3}\b`))
 
 // hasAge reports whether text gives an age (ageExpr).
 func hasAge(text string) bool { return ageExpr.MatchString(text) }
@@ -1938,8 +1938,8 @@ func namesOneOf(group Lexicon, d *bilingual.Dict) func(content string) bool {
 var possessiveless = strings.NewReplacer("'s ", " ", "’s ", " ")
 
 var (
-	asksName = regexp.MustCompile(`\bname\b|\bnames\b|\bcalled\b|名字|叫什么|叫啥|怎么称呼`)
-	nameTerm = regexp.MustCompile(`^(?:name|names|called|名字|名|字|叫|称呼)$`)
+	asksName = regexp.MustCompile(zhForms(`\bname\b|\bnames\b|\bcalled\b|名字|叫什么|叫啥|怎么称呼`))
+	nameTerm = regexp.MustCompile(zhForms(`^(?:name|names|called|名字|名|字|叫|称呼)$`))
 )
 
 // relationWords returns the words that name the people of the relation
