@@ -57,10 +57,23 @@ func TestLooseWindow(t *testing.T) {
 		cited := citedIDs(resp)
 		switch {
 		case tc.cite == "" && (resp.Limits.StopReason != agent.StopNoEvidence || len(cited) > 0):
-			t.Errorf("%q: stop %s, cited %v; want no_evidence inside the window", tc.question, resp.Limits.StopReason, cited)
+			t.Errorf("%q: stop %s, cited %v; want no_evidence inside the window (notes %q)", tc.question, resp.Limits.StopReason, cited, resp.Limits.Notes)
 		case tc.cite != "" && !slices.Contains(cited, tc.cite):
 			t.Errorf("%q: stop %s, cited %v; want %s from before the window (notes %q)", tc.question, resp.Limits.StopReason, cited, tc.cite, resp.Limits.Notes)
 		}
+	}
+}
+
+// TestThisWeekByOtherWords: 礼拜 and 星期 say week as 周 does, with or
+// without 一个 (这一个礼拜, 这星期): the question keeps to this week and
+// cites its reading, not the one of three weeks ago.
+func TestThisWeekByOtherWords(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 21, "早上量了血压 高压一百四十八 低压九十二 有点高"),
+		said("m2", 2, "今天早上量血压 高压一百二十六 低压八十 稳住了"),
+	}, offTopic("m3", 30, "m4", 10)...)
+	for _, q := range []string{"这一个礼拜我量的血压多少来着", "这个星期量的血压咋样", "这礼拜血压量出来多少"} {
+		checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
 	}
 }
 
