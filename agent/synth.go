@@ -655,8 +655,16 @@ func (rel relevance) saidOfOthers(content string) bool {
 	return theirs
 }
 
-// notPronoun are words that hold 他 without meaning him (其他, 吉他).
-var notPronoun = []string{"其他", "吉他", "他乡", "利他"}
+// notPronoun are words that hold 他 without meaning him (其他, 吉他), and
+// 他 or 她 after a preposition (给他买了, 陪她去): the object the speaker
+// does it for or with, not who does it.
+var notPronoun = func() []string {
+	out := []string{"其他", "吉他", "他乡", "利他"}
+	for _, prep := range []string{"给", "給", "为", "為", "帮", "幫", "替", "跟", "和", "陪", "带", "帶", "送", "同", "与", "與", "对", "對", "问", "問", "教", "请", "請"} {
+		out = append(out, prep+"他", prep+"她")
+	}
+	return out
+}()
 
 // personBefore returns the person of the last personal pronoun in before
 // (lower case): 1 for the speaker's (我, I, my, we), 3 for someone else's

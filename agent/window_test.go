@@ -77,6 +77,19 @@ func TestThisWeekByOtherWords(t *testing.T) {
 	}
 }
 
+// TestForHimIsNoSubject: 他 or 她 after a preposition (给他买了, 陪她去) is
+// whom the speaker does it for or with, not who does it: "给他买了块电话
+// 手表" tells what the user bought, and a question about it is answered.
+func TestForHimIsNoSubject(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 40, "小宝下个月六岁生日 想想送啥"),
+		said("m2", 30, "小宝的生日礼物定了 给他买了块电话手表 黑色的"),
+		said("m3", 25, "隔壁老刘说他孙子也想要个滑板车"),
+	}, offTopic("m4", 20, "m5", 10)...)
+	const q = "小宝过生日我最后给他买的啥来着"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m3"})
+}
+
 // TestHybridFitsToolBudget: the hybrid search's neighbour look-ups fit the
 // tool calls left, so a small budget still finds the answer instead of
 // spending itself midway and losing the round's hits.
