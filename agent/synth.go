@@ -939,6 +939,13 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			r.note("set aside %s: the assistant taking down the user's words, not the user's own", c.ev.MessageID)
 			continue
 		}
+		// The assistant's answer to what the user asked it ("你说给他买个啥
+		// 好呢" → "可以考虑乐高机械组…") is its suggestion, not what the user
+		// did or chose.
+		if c.ev.Role == "assistant" && o.role != "assistant" && aboutOwner && c.asked != nil && c.asked.Role == "user" && isQuestionText(c.asked.Content) {
+			r.note("set aside %s: the assistant answering the user's question (%s), not the user's word", c.ev.MessageID, c.asked.MessageID)
+			continue
+		}
 		if c.flags.question {
 			c.rank *= p.Stop.QuestionWeight
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is a question, not a statement: ranked lower", c.ev.MessageID))
@@ -1654,12 +1661,12 @@ func asksAsSelf(question string) bool {
 	return saysSelf(question, "i", "i'm", "i've", "i'd", "i'll")
 }
 
-// saysSelf reports whether question has 我 (not 我们) or one of the
-// English words (lower case).
+// saysSelf reports whether question has 我 or the northern 俺 (not 我们,
+// 俺们, 我們) or one of the English words (lower case).
 func saysSelf(question string, english ...string) bool {
 	rs := []rune(question)
 	for i, r := range rs {
-		if r == '我' && (i+1 == len(rs) || rs[i+1] != '们') {
+		if (r == '我' || r == '俺') && (i+1 == len(rs) || rs[i+1] != '们' && rs[i+1] != '們') {
 			return true
 		}
 	}

@@ -90,6 +90,22 @@ func TestForHimIsNoSubject(t *testing.T) {
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m3"})
 }
 
+// TestAdviceIsNotTheUsersWord: the assistant's answer to what the user
+// asked it ("你说…买个啥好呢" → "可以考虑…") is its suggestion: a question
+// about what the user did, in 我 or the northern 俺, cites the user's own
+// word, not the suggestion.
+func TestAdviceIsNotTheUsersWord(t *testing.T) {
+	ask := said("m1", 40, "小宝下个月六岁生日 你说给他买个啥好呢")
+	advice := minutesAfter(ask, 1)
+	advice.ID, advice.Role, advice.SenderID, advice.Content = "b1", "assistant", "bot", "六岁的孩子可以考虑拼装积木、儿童自行车，或者一套绘本。"
+	msgs := append([]storage.Message{ask, advice,
+		said("m2", 30, "小宝的生日礼物定了 给他买了块电话手表 黑色的"),
+	}, offTopic("m4", 20, "m5", 10)...)
+	for _, q := range []string{"小宝过生日我最后给他买的啥来着", "小宝过生日俺最后给他买的啥来着"} {
+		checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"b1"})
+	}
+}
+
 // TestHybridFitsToolBudget: the hybrid search's neighbour look-ups fit the
 // tool calls left, so a small budget still finds the answer instead of
 // spending itself midway and losing the round's hits.
