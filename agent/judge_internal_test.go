@@ -85,6 +85,10 @@ func TestSentences(t *testing.T) {
 		{"今晚跟老同事聚餐  我吃的喝的要注意啥", []string{"今晚跟老同事聚餐", "我吃的喝的要注意啥"}},
 		{"我在 Google 上班", []string{"我在 Google 上班"}}, // a space beside Latin letters ends nothing
 		{"Version 3.5 shipped. Which release?", []string{"Version 3.5 shipped.", "Which release?"}},
+		// An emoji ends a sentence as a stop does.
+		{"刚下夜班脑壳昏，收了三个病人 😵 对了，我那个执业证几时到期？", []string{"刚下夜班脑壳昏，收了三个病人 😵", "对了，我那个执业证几时到期？"}},
+		{"dinner was great 👍🏻 anyway where do I work?", []string{"dinner was great 👍🏻", "anyway where do I work?"}},
+		{"累死了😮‍💨明天还要早起", []string{"累死了😮‍💨", "明天还要早起"}},
 	} {
 		if got := sentences(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("sentences(%q) = %q, want %q", tc.in, got, tc.want)

@@ -387,6 +387,12 @@ var whWord = regexp.MustCompile(zhForms(`\b(?:what|which|who|whom|whose|when|whe
 
 // sentences splits a message after each sentence's end (。！？；…, a
 // newline, or a full stop before a space), keeping the marks.
+// isEmoji reports whether r is a pictograph or an emoticon (😵, 🧋, ☕),
+// not a letter, a digit or punctuation.
+func isEmoji(r rune) bool {
+	return r >= 0x1F300 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF
+}
+
 func sentences(s string) []string {
 	var out []string
 	rs := []rune(s)
@@ -398,7 +404,9 @@ func sentences(s string) []string {
 		start = end
 	}
 	for i := 0; i < len(rs); i++ {
-		end := strings.ContainsRune("。！？!?；;…\n", rs[i]) ||
+		// Chat ends a sentence with an emoji as often as with a stop
+		// ("收了三个病人 😵 对了，我那个执业证…").
+		end := strings.ContainsRune("。！？!?；;…\n", rs[i]) || isEmoji(rs[i]) ||
 			rs[i] == '.' && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])) && fullStop(rs[:i])
 		// Chat Chinese ends a clause with a space where writing would put
 		// a comma or a full stop ("今晚跟老同事聚餐 我吃的喝的要注意啥").
@@ -418,7 +426,7 @@ func sentences(s string) []string {
 			continue
 		}
 		j := i + 1
-		for j < len(rs) && strings.ContainsRune("。！？!?；;….\n\"”」）)", rs[j]) {
+		for j < len(rs) && (strings.ContainsRune("。！？!?；;….\n\"”」）)", rs[j]) || isEmoji(rs[j]) || rs[j] == '\uFE0F' || rs[j] == '\u200D') {
 			j++
 		}
 		cut(j)
