@@ -79,6 +79,22 @@ func dateTerms(question string, evidence []string) map[string]func(string) bool 
 	return termsBy(evidence, dateTerm, givesTime.MatchString)
 }
 
+// whenTerms returns, for a question asking when in Chinese (什么时候,
+// 么时候, 几时), the terms of its question word (时候, 时), each borne out
+// by a message that gives a time: "伢六月十二过生日" answers "我屋里伢么时候
+// 过生来着" though it has no 时候.
+func whenTerms(question string, evidence []string) map[string]func(string) bool {
+	if !asksTime.MatchString(question) && !whenZH.MatchString(question) {
+		return nil
+	}
+	return termsBy(evidence, whenTerm, givesTime.MatchString)
+}
+
+var (
+	whenTerm = regexp.MustCompile(zhForms(`^(时候|时|候|几时)$`))
+	whenZH   = regexp.MustCompile(zhForms(`么时候|几时|何时`))
+)
+
 // termsBy returns the evidence terms that match term, each borne out by a
 // message for which gives holds; nil for none.
 func termsBy(evidence []string, term *regexp.Regexp, gives func(string) bool) map[string]func(string) bool {

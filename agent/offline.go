@@ -235,7 +235,7 @@ func (or *offlineRun) observe() {
 	if o.people != "" && asksName.MatchString(strings.ToLower(r.question)) {
 		rel.namesPeople = namesOneOf(p.Relations[o.people], or.dict)
 	}
-	for _, terms := range []map[string]func(string) bool{partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence),
+	for _, terms := range []map[string]func(string) bool{partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence), whenTerms(r.question, rel.evidence),
 		nameTerms(rel.evidence, rel.namesPeople)} {
 		for t, named := range terms {
 			if byTerm == nil {

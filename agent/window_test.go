@@ -106,6 +106,19 @@ func TestAdviceIsNotTheUsersWord(t *testing.T) {
 	}
 }
 
+// TestWhenIsAskedInAWord: a Chinese question asking when (么时候, 几时)
+// is borne out by a message that gives a time, though it holds no 时候:
+// the question word's 时候 and 时 are terms a time bears out.
+func TestWhenIsAskedInAWord(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 30, "伢九月三号过生日 想给他买个滑板"),
+		said("m2", 20, "伢最近迷上了乐高 天天拼到半夜"),
+	}, offTopic("m3", 25, "m4", 10)...)
+	for _, q := range []string{"刚下班 累得要死。我屋里伢么时候过生来着？", "我屋里伢几时过生啊"} {
+		checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
+	}
+}
+
 // TestHybridFitsToolBudget: the hybrid search's neighbour look-ups fit the
 // tool calls left, so a small budget still finds the answer instead of
 // spending itself midway and losing the round's hits.
