@@ -21,12 +21,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json to chats18.json: Chinese-first bot
+// blind to the code; chats5.json to chats19.json: Chinese-first bot
 // chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -189,6 +189,16 @@ var coreFloors = []string{
 	// session started from.
 	"chats18/hybrid:recall@10>=0.78", "chats18/agent:cited_recall>=0.5", "chats18/agent:absent_correct>=0.3",
 	"chats18/agent:forbidden_rate<=0.25",
+	// chats19 (a Taipei marine-biology student in traditional characters
+	// and Taiwanese usage, a Hong Kong office worker in written Cantonese,
+	// a German engineer in Suzhou writing learner's Chinese, a Xi'an
+	// sixteen-year-old in internet slang, a retired Harbin teacher's long
+	// messages; written blind at the thirty-first session's start) reaches
+	// hybrid .81, cited .31, absent .71 and forbidden .12 here with
+	// hashing; .31 with the default embedder and the rules the session
+	// started from.
+	"chats19/hybrid:recall@10>=0.72", "chats19/agent:cited_recall>=0.25", "chats19/agent:absent_correct>=0.55",
+	"chats19/agent:forbidden_rate<=0.25",
 	"leaks<=0",
 }
 
