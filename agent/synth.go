@@ -1524,13 +1524,19 @@ func shareTermLists(ta, tb, except []string) bool {
 	return false
 }
 
-// noNumbers returns terms without those that are a number alone: "10
-// kuai" of a snack and "10 days" of a trip are not about one thing.
+// noNumbers returns terms without those that are a number alone, or a
+// date's or a time's character alone: "10 kuai" of a snack and "10 days"
+// of a trip are not about one thing, nor are "居留许可是 7月15号 过期" and
+// "飞机改了, 现在是5月2号到" for their 月 and 号.
 func noNumbers(terms []string) []string {
 	return slices.DeleteFunc(slices.Clone(terms), func(t string) bool {
-		return strings.TrimFunc(t, unicode.IsDigit) == ""
+		return strings.TrimFunc(t, unicode.IsDigit) == "" || utf8.RuneCountInString(t) == 1 && strings.Contains(dateChars, t)
 	})
 }
+
+// dateChars are the characters that write a date or a time of day after
+// its numbers (7月15号, 3点, 2026年; traditional 號 and 點 too).
+const dateChars = "年月日号號点點时時分秒周週天"
 
 // shareWord is shareTermLists for terms of two characters or more: a
 // Chinese character alone (月 of a date) is no shared subject.

@@ -1306,3 +1306,28 @@ func TestSceneBeforeTheQuestion(t *testing.T) {
 		}
 	}
 }
+
+// TestDateCharactersAreNoSubject: a later message that revises something
+// else ("他们的飞机改了, 现在是5月2号到") shares only the characters of a
+// date (月, 号) with the statement the question asks about ("居留许可是 7月15号
+// 过期"): it is on another subject and supersedes nothing.
+func TestDateCharactersAreNoSubject(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 90, "还有我的居留许可是 7月15号 过期, HR 说要提前一个月准备材料, 不要忘记!!"),
+		said("m2", 80, "对啊 但是他们的飞机改了, 现在是5月2号到. 汉莎取消了4月那个航班"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "我的居留许可到底是几号过期？"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
+}
+
+// TestMainlyIsNoSubject: 主要, 通常 and 平常 say how often or how much,
+// not what a question is about ("我现在主要跑哪条线?"): a message that says
+// the route ("现在跑哈尔滨到成都") bears the question out without them.
+func TestMainlyIsNoSubject(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 90, "我现在跑哈尔滨到北京这条线 一礼拜一个来回 天天熬夜"),
+		said("m2", 30, "跟你说一声 我换线了 不跑北京了 现在跑哈尔滨到成都 冷链 拉冻货"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "我现在主要跑哪条线?"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
+}
