@@ -96,6 +96,22 @@ func TestSentences(t *testing.T) {
 	}
 }
 
+func TestAfterLead(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"恭喜勇哥！记下了：二店开业", "记下了：二店开业"},
+		{"理解～已记下：每周日上午十点", "已记下：每周日上午十点"},
+		{"Wow! Noted: Steam page live", " Noted: Steam page live"},
+		{"Congratulations! Noted: Steam page live", ""},
+		{"根据你之前说的情况，我建议", ""}, // a sentence of its own, no short word
+		{"I'd suggest asking your doctor first.", ""},
+		{"好的", ""},
+	} {
+		if got := afterLead(tc.in); got != tc.want {
+			t.Errorf("afterLead(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestNamesOneOf(t *testing.T) {
 	sibling := Lexicon{EN: []string{"sister", "brother"}, ZH: []string{"妹妹", "姐姐"}}
 	for _, tc := range []struct {

@@ -1181,9 +1181,38 @@ func (or *offlineRun) replies(ctx context.Context) error {
 
 // acknowledges reports whether an assistant's turn opens by taking down
 // or setting right what was said to it (markers.acknowledgement: "记下
-// 了：…", "Noted —", "抱歉，已更正").
+// 了：…", "Noted —", "抱歉，已更正"), after a short word of its own at
+// most ("恭喜！记下了：…", "理解～已记下：…", "Congrats! Noted: …").
 func (r *run) acknowledges(e queryapi.Evidence) bool {
-	return e.Role == "assistant" && opensWith(e.Content, r.skill.Params.Markers["acknowledgement"].Words())
+	if e.Role != "assistant" {
+		return false
+	}
+	words := r.skill.Params.Markers["acknowledgement"].Words()
+	return opensWith(e.Content, words) || opensWith(afterLead(e.Content), words)
+}
+
+// leadRunes is the longest opening word afterLead passes over. (Twice as
+// many for a Latin script, "Congrats!", cost two English answers their
+// precision: chats18 gs-c07, gs-c10.)
+const leadRunes = 6
+
+// afterLead returns content after its opening word when that is short
+// (leadRunes at most) and ends in a stop, a comma, a colon or a tilde
+// ("恭喜勇哥！", "哈哈，", "Wow!"); else "".
+func afterLead(content string) string {
+	s := strings.TrimLeftFunc(content, unicode.IsSpace)
+	for i, r := range s {
+		if utf8.RuneCountInString(s[:i]) > leadRunes {
+			return ""
+		}
+		if strings.ContainsRune("，,。.！!～~：:、；;", r) {
+			if i == 0 {
+				return ""
+			}
+			return s[i+utf8.RuneLen(r):]
+		}
+	}
+	return ""
 }
 
 // rebuts reports whether a user's turn opens by denying what was said

@@ -618,16 +618,41 @@ func (r *run) ownClauses(c *candidate) []string {
 // or I ("…不过4月底我就不出差了，我老婆预产期4月28号" for "我之前说过哪段时间不能
 // 出差？"). A clause that leaves the subject out ("手术挺顺利，我爸已经能拄
 // 着拐走两步了") may be about the one the next clause names.
+//
+// A clause that names someone else doing it for the user ("我妈给我报了物理
+// 补习 每周六下午两点", "老板让我下周去深圳") says it of the user too: the
+// nearest pronoun before the word is 我 right after 给, 帮, 让 and the like.
 func (r *run) saidOfSelf(rel relevance, c *candidate) bool {
-	for _, clause := range r.ownClauses(c) {
+	markers := r.skill.Params.Markers["third_party"].Words()
+	for _, clause := range clauses(strings.ToLower(c.ev.Content)) {
+		own := !aboutOthers(clause, markers)
 		for _, t := range rel.terms {
-			if at := wordIndex(clause, t); at >= 0 && personBefore(clause[:at]) == 1 {
+			at := wordIndex(clause, t)
+			if at < 0 || personBefore(clause[:at]) != 1 {
+				continue
+			}
+			if own || forSelf(clause[:at]) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// forSelf reports whether the last 我 of before is the one someone does
+// something for or to (给我, 帮我, 让我): the object of another's doing.
+func forSelf(before string) bool {
+	i := strings.LastIndex(before, "我")
+	if i <= 0 {
+		return false
+	}
+	prev, _ := utf8.DecodeLastRuneInString(before[:i])
+	return strings.ContainsRune(forSelfAfter, prev)
+}
+
+// forSelfAfter are the characters before a 我 that is the object of
+// another's doing, with their traditional forms.
+var forSelfAfter = zhForms("给帮替为带陪让叫逼请送教")
 
 // saidOfOthers reports whether content says a word of the question (a
 // key term, or a word of its intent or topics) of a third person and

@@ -1331,3 +1331,31 @@ func TestMainlyIsNoSubject(t *testing.T) {
 	const q = "我现在主要跑哪条线?"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
 }
+
+// TestDoneForMeIsMine: a clause in which someone else does it for the
+// user ("我妈给我报了物理补习 每周六下午两点") tells the user's own class: the
+// 我 after 给 is the user, not a third party's news.
+func TestDoneForMeIsMine(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 60, "我妈给我报了物理补习 每周六下午两点 在赛格旁边那个机构 烦死了"),
+		said("m2", 30, "我妈最近在学跳舞 每周三晚上去"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "物理补习到底是周六还是周日啊 几点 我又忘了"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
+}
+
+// TestAcknowledgedAfterAWord: the assistant's turn that takes down what
+// the user said after a word of its own ("理解～已记下：…", "恭喜！记下了：…")
+// restates the user's turn, here wrongly: the user's own words are the
+// evidence.
+func TestAcknowledgedAfterAWord(t *testing.T) {
+	bot := func(id string, days int, content string) storage.Message {
+		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
+	}
+	msgs := append([]storage.Message{
+		said("m1", 60, "驾校给我排了科目二 每周六下午两点练车 在城北那个场地"),
+		bot("m2", 60, "理解～已记下：每周日上午十点练车，地点城北。加油！"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "我练车是周六还是周日 几点来着"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
+}
