@@ -37,7 +37,7 @@ func TestRealQuestion(t *testing.T) {
 }
 
 func TestAfterPreamble(t *testing.T) {
-	filler := Lexicon{ZH: []string{"你还记得", "记得", "什么", "吗"}, EN: []string{"remember"}}
+	filler := Lexicon{ZH: []string{"你还记得", "记得", "什么", "吗", "从头到尾", "咋样的"}, EN: []string{"remember"}}
 	reference := Lexicon{ZH: []string{"跟你说过", "那个事", "这事"}, EN: []string{"told you"}}
 	for _, tc := range []struct {
 		q, want string
@@ -57,6 +57,10 @@ func TestAfterPreamble(t *testing.T) {
 		// A sentence that names the matter asked about is part of the question.
 		{"今天累死了 搬店那个事从签合同到开业 中间出了啥岔子", "搬店那个事从签合同到开业 中间出了啥岔子", true},
 		{"俩娃上幼儿园这事折腾了好几个月 最后咋样了", "俩娃上幼儿园这事折腾了好几个月 最后咋样了", true},
+		// A bare question before it ("从头到尾是咋样的") goes with it, and so
+		// does the sentence before that names the matter.
+		{"今天累死了 我那个攒钱买游戏机的事 从头到尾是咋样的 现在机子在哪😂", "我那个攒钱买游戏机的事 从头到尾是咋样的 现在机子在哪😂", true},
+		{"嗓子发炎好几天了，大夫说要给我挂点滴。有啥药我不能用的？", "有啥药我不能用的？", true},
 		{"Version 3.5 shipped. Which release had the login bug?", "Which release had the login bug?", true},
 		// A sentence after the question that asks nothing is its reason.
 		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},

@@ -356,10 +356,19 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	}
 	dropped := len(tail) < len(sents)-last-1
 	from := last
-	for from > 0 && isQuestionText(sents[from-1]) {
+	// The questions right before the last are part of it, and so is a
+	// sentence before them that asks by its words alone and names nothing
+	// ("从头到尾是咋样的"; one that names something, "嗓子发炎好几天了" with
+	// its 几天, may be the preamble's).
+	for from > 0 && (isQuestionText(sents[from-1]) || asksSomething(sents[from-1]) && len(keyTerms(sents[from-1], filler)) == 0) {
 		from--
 	}
 	if from > 0 && len(keyTerms(strings.Join(sents[from:last+1], " "), filler)) == 0 {
+		from--
+	}
+	// A sentence right before the question that names the matter it asks
+	// about ("我那个攒钱买游戏机的事 从头到尾是咋样的") is part of it.
+	if from > 0 && namesMatter(sents[from-1]) {
 		from--
 	}
 	if from == 0 && !dropped {
@@ -374,6 +383,15 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	kept = append(append(kept, sents[from:last+1]...), tail...)
 	return strings.Join(kept, " "), true
 }
+
+// namesMatter reports whether a sentence ends by naming a matter as one
+// ("我那个攒钱买游戏机的事", "搬店这事儿"): what the question after it asks
+// about.
+func namesMatter(s string) bool {
+	return matterEnd.MatchString(strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsPunct(r) || isEmoji(r) }))
+}
+
+var matterEnd = regexp.MustCompile(zhForms(`[的那这]事(?:儿|情)?$`))
 
 // asksSomething reports whether a sentence asks, by its mark or its
 // words: a question (isQuestionText), or a word asking what, who, where,
