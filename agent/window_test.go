@@ -1359,3 +1359,18 @@ func TestAcknowledgedAfterAWord(t *testing.T) {
 	const q = "我练车是周六还是周日 几点来着"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
 }
+
+// TestCantoneseTakingDown: the assistant's "記低咗：…" (noted, in
+// Cantonese) takes down the user's turn as "记下了" does: the user's own
+// words are the evidence, judged with the restatement's.
+func TestCantoneseTakingDown(t *testing.T) {
+	bot := func(id string, days int, content string) storage.Message {
+		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
+	}
+	msgs := append([]storage.Message{
+		said("m1", 60, "要。仲有呢排我逢星期二收工七點喺旺角做 physio，唔好俾我約嘢"),
+		bot("m2", 60, "記低咗：逢星期二晚上七點旺角物理治療。"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "我嗰個物理治療係星期幾幾點㗎？"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
+}
