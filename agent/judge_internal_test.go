@@ -950,3 +950,29 @@ func TestNumeralWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCantoneseCourseWords: 由头到尾 (from start to end) and 去到边 (how
+// far has it got) ask for a matter's course in Cantonese, as 从头到尾 and 到
+// 哪了 do: they mark the question a thread's and are no terms of it, so
+// "阿妈只眼嗰件事由头到尾系点？而家去到边？" is weighed by the mother's eye.
+// (Their traditional forms, 由頭到尾, come from the dictionary at load.)
+func TestCantoneseCourseWords(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const q = "阿妈只眼嗰件事由头到尾系点？而家去到边？"
+	r := &run{skill: sk, question: q, now: time.Date(2026, 6, 27, 12, 0, 0, 0, time.UTC)}
+	if o := r.observe(); !o.thread {
+		t.Errorf("%q is not read as asking for a course", q)
+	}
+	terms := keyTerms(q, askingWords(sk.Params))
+	for _, bad := range []string{"由头", "头到", "到尾", "去到", "到边"} {
+		if slices.Contains(terms, bad) {
+			t.Errorf("keyTerms(%q) = %v: %s is a word of asking", q, terms, bad)
+		}
+	}
+	if !slices.Contains(terms, "阿妈") {
+		t.Errorf("keyTerms(%q) = %v, want 阿妈", q, terms)
+	}
+}
