@@ -1374,4 +1374,3 @@ func TestCantoneseTakingDown(t *testing.T) {
 	const q = "我嗰個物理治療係星期幾幾點㗎？"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
 }
-
