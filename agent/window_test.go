@@ -267,6 +267,12 @@ func said(id string, days int, content string) storage.Message {
 	return userSaid(may20, id, days, content)
 }
 
+// botSaid is what the assistant said to tg:7's user days before may20,
+// a minute after the user's turn of that day.
+func botSaid(id string, days int, content string) storage.Message {
+	return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
+}
+
 // minutesAfter moves a message min minutes later.
 func minutesAfter(m storage.Message, min int) storage.Message {
 	m.CreatedAt = m.CreatedAt.Add(time.Duration(min) * time.Minute)
@@ -496,9 +502,6 @@ func TestLatestStatement(t *testing.T) {
 // answers the question with it, as a reply does with its question. A
 // user's turn that agrees leaves the assistant's summary standing.
 func TestCorrectedByUser(t *testing.T) {
-	bot := func(id string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
-	}
 	reply := func(id string, days int, content string) storage.Message {
 		m := said(id, days, content)
 		m.CreatedAt = m.CreatedAt.Add(2 * time.Minute)
@@ -506,7 +509,7 @@ func TestCorrectedByUser(t *testing.T) {
 	}
 	base := append([]storage.Message{
 		said("m1", 50, "决定了 三月底辞职 出来单干"),
-		bot("m2", 50, "好的，记下了：你三月底辞职，之后做全职插画师🎨"),
+		botSaid("m2", 50, "好的，记下了：你三月底辞职，之后做全职插画师🎨"),
 	}, offTopic("m4", 40, "m5", 30)...)
 	const question = "我辞职之后打算干什么来着？"
 	for _, tc := range []struct {
@@ -1349,12 +1352,9 @@ func TestDoneForMeIsMine(t *testing.T) {
 // restates the user's turn, here wrongly: the user's own words are the
 // evidence.
 func TestAcknowledgedAfterAWord(t *testing.T) {
-	bot := func(id string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
-	}
 	msgs := append([]storage.Message{
 		said("m1", 60, "驾校给我排了科目二 每周六下午两点练车 在城北那个场地"),
-		bot("m2", 60, "理解～已记下：每周日上午十点练车，地点城北。加油！"),
+		botSaid("m2", 60, "理解～已记下：每周日上午十点练车，地点城北。加油！"),
 	}, offTopic("m3", 40, "m4", 5)...)
 	const q = "我练车是周六还是周日 几点来着"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
@@ -1364,12 +1364,9 @@ func TestAcknowledgedAfterAWord(t *testing.T) {
 // Cantonese) takes down the user's turn as "记下了" does: the user's own
 // words are the evidence, judged with the restatement's.
 func TestCantoneseTakingDown(t *testing.T) {
-	bot := func(id string, days int, content string) storage.Message {
-		return storage.Message{ID: id, Role: "assistant", SenderID: "bot", ConversationID: "c1", CreatedAt: may20.AddDate(0, 0, -days).Add(time.Minute), Content: content}
-	}
 	msgs := append([]storage.Message{
 		said("m1", 60, "要。仲有呢排我逢星期二收工七點喺旺角做 physio，唔好俾我約嘢"),
-		bot("m2", 60, "記低咗：逢星期二晚上七點旺角物理治療。"),
+		botSaid("m2", 60, "記低咗：逢星期二晚上七點旺角物理治療。"),
 	}, offTopic("m3", 40, "m4", 5)...)
 	const q = "我嗰個物理治療係星期幾幾點㗎？"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
