@@ -1371,3 +1371,15 @@ func TestCantoneseTakingDown(t *testing.T) {
 	const q = "我嗰個物理治療係星期幾幾點㗎？"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
 }
+
+// TestRegisteredAgain: 改报 (signed up for another instead) revises the
+// sign-up before it, as 改成 and 改到 do: moving the exam from one day to
+// another, the later one is the answer.
+func TestRegisteredAgain(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 90, "我决定要考日检了！报了7月5号那场N3 现在在背五十音"),
+		said("m2", 50, "日检那个要改一下 我改报12月6号那场N3 7月那场刚好撞到店里周年庆"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "我日检最后报的是哪一场？"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
+}
