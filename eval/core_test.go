@@ -186,8 +186,10 @@ var coreFloors = []string{
 	// opening a second shop; written blind at the thirtieth session's
 	// start) reaches hybrid .85, cited .57, absent .38 and forbidden .19
 	// here with hashing; .60 with the default embedder and the rules the
-	// session started from.
-	"chats18/hybrid:recall@10>=0.78", "chats18/agent:cited_recall>=0.5", "chats18/agent:absent_correct>=0.3",
+	// session started from. (Absent .25 since the thirty-first session:
+	// the bot's "恭喜勇哥！记下了：…" is set aside as a taking down, and the
+	// user's lease message it took down now answers cq-c10's rent.)
+	"chats18/hybrid:recall@10>=0.78", "chats18/agent:cited_recall>=0.5", "chats18/agent:absent_correct>=0.2",
 	"chats18/agent:forbidden_rate<=0.25",
 	// chats19 (a Taipei marine-biology student in traditional characters
 	// and Taiwanese usage, a Hong Kong office worker in written Cantonese,
