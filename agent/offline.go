@@ -1182,7 +1182,7 @@ func (or *offlineRun) replies(ctx context.Context) error {
 // acknowledges reports whether an assistant's turn opens by taking down
 // or setting right what was said to it (markers.acknowledgement: "记下
 // 了：…", "Noted —", "抱歉，已更正"), after a short word of its own at
-// most ("恭喜！记下了：…", "理解～已记下：…", "Congrats! Noted: …").
+// most ("恭喜！记下了：…", "理解～已记下：…", "Wow! Noted: …").
 func (r *run) acknowledges(e queryapi.Evidence) bool {
 	if e.Role != "assistant" {
 		return false
