@@ -1392,7 +1392,10 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			moved := revises && shareWord(fa.terms, fb.terms, lo.names) &&
 				(lo.revisedOnly && r.namesWhen(a.ev.Content) && r.namesWhen(b.ev.Content) ||
 					lo.kind != nil && lo.kind(a.ev.Content) && lo.kind(b.ev.Content))
-			if negated(a.ev.Content) == negated(b.ev.Content) && !b.flags.change && !moved {
+			// A change the later statement dates its news by ("换了药以后稳当
+			// 多了": since the switch) is the earlier one's, not a new one.
+			changes := b.flags.change && !changeAsTime.MatchString(b.ev.Content)
+			if negated(a.ev.Content) == negated(b.ev.Content) && !changes && !moved {
 				continue
 			}
 			// An earlier statement that is itself the change ("officially
@@ -1435,6 +1438,10 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	slices.SortStableFunc(out, func(a, b *candidate) int { return cmp.Compare(b.rank, a.rank) })
 	return out
 }
+
+// changeAsTime matches a change said as the time something else holds
+// from ("换了药以后", "搬过来之后"): the news is what follows it.
+var changeAsTime = regexp.MustCompile(zhForms(`(?:换|改|搬)了?[^，。！？,.!?\s]{0,4}(?:以后|之后|以来)`))
 
 // sameSitting reports whether b was said in the same sitting as the
 // earlier a: in the same conversation, within stop.sitting_minutes.

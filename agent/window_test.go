@@ -1383,3 +1383,16 @@ func TestRegisteredAgain(t *testing.T) {
 	const q = "我日检最后报的是哪一场？"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
 }
+
+// TestSinceTheChange: a later message that dates its news by the change
+// ("换了药以后稳当多了": since the switch) goes on from the change and does
+// not supersede it: the switch is what is so now.
+func TestSinceTheChange(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 100, "今天量血压高压一百六 大夫给开的氨氯地平 一天一片 早上吃"),
+		said("m2", 60, "去复查了 大夫说脚肿是氨氯地平闹的 给俺换成缬沙坦了 一天一片 原来那个药不吃了"),
+		said("m3", 10, "这几天血压挺好今天早上量的高压一百三十五换了药以后稳当多了脚也不肿了"),
+	}, offTopic("m4", 40, "m5", 5)...)
+	const q = "俺现在每天早上吃的降压药是哪个"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
+}
