@@ -976,3 +976,21 @@ func TestCantoneseCourseWords(t *testing.T) {
 		t.Errorf("keyTerms(%q) = %v, want 阿妈", q, terms)
 	}
 }
+
+func TestForSelf(t *testing.T) {
+	for _, tc := range []struct {
+		before string
+		want   bool
+	}{
+		{"我妈给我报了", true},
+		{"我媽給我報了", true}, // traditional forms
+		{"老板让我下周去", true},
+		{"我妈说我", false},   // 我 as who is spoken of, not the object of a doing
+		{"给我买了 我", false}, // the last 我 is the subject
+		{"我", false},
+	} {
+		if got := forSelf(tc.before); got != tc.want {
+			t.Errorf("forSelf(%q) = %v, want %v", tc.before, got, tc.want)
+		}
+	}
+}

@@ -641,18 +641,11 @@ func (r *run) saidOfSelf(rel relevance, c *candidate) bool {
 
 // forSelf reports whether the last 我 of before is the one someone does
 // something for or to (给我, 帮我, 让我): the object of another's doing.
-func forSelf(before string) bool {
-	i := strings.LastIndex(before, "我")
-	if i <= 0 {
-		return false
-	}
-	prev, _ := utf8.DecodeLastRuneInString(before[:i])
-	return strings.ContainsRune(forSelfAfter, prev)
-}
+func forSelf(before string) bool { return forSelfLast.MatchString(before) }
 
-// forSelfAfter are the characters before a 我 that is the object of
-// another's doing, with their traditional forms.
-var forSelfAfter = zhForms("给帮替为带陪让叫逼请送教")
+// forSelfLast matches text whose last 我 follows 给, 帮, 让 and the like
+// (traditional forms too).
+var forSelfLast = regexp.MustCompile(zhForms(`[给帮替为带陪让叫逼请送教]我[^我]*$`))
 
 // saidOfOthers reports whether content says a word of the question (a
 // key term, or a word of its intent or topics) of a third person and
