@@ -21,12 +21,12 @@ import (
 // TestCoreSuite runs the project's own suites (core.json, and the bot chats
 // chats.json and chats2.json: zh, en and mixed, every category; chats3.json:
 // questions answered in the other language; chats4.json: the same, written
-// blind to the code; chats5.json to chats19.json: Chinese-first bot
+// blind to the code; chats5.json to chats20.json: Chinese-first bot
 // chats, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -201,6 +201,15 @@ var coreFloors = []string{
 	// started from.
 	"chats19/hybrid:recall@10>=0.72", "chats19/agent:cited_recall>=0.25", "chats19/agent:absent_correct>=0.55",
 	"chats19/agent:forbidden_rate<=0.25",
+	// chats20 (a Chengdu rider in Sichuanese with typos, a Northeast truck
+	// driver's voice input without punctuation, a PhD student in Tokyo
+	// mixing Japanese, a Shenzhen product manager's zh/en code-switching,
+	// a Shanghai teacher with a parents' group; written blind at the
+	// thirty-second session's start) reaches hybrid .80, cited .32, absent
+	// .75 and forbidden .05 here with hashing; .37 with the default
+	// embedder and the rules the session started from.
+	"chats20/hybrid:recall@10>=0.72", "chats20/agent:cited_recall>=0.25", "chats20/agent:absent_correct>=0.6",
+	"chats20/agent:forbidden_rate<=0.2",
 	"leaks<=0",
 }
 
