@@ -71,6 +71,9 @@ type lexiconFile struct {
 	NotStop    []string                     `yaml:"not_topic_stop"`
 	TopicTime  string                       `yaml:"topic_time"`
 	PlaceOpen  map[string][]string          `yaml:"place_open"`
+	Dialect    map[string]string            `yaml:"dialect"`
+	Alone      map[string]string            `yaml:"dialect_alone"`
+	Particles  []string                     `yaml:"particles"`
 	Categories []struct {
 		Name     string              `yaml:"name"`
 		Single   bool                `yaml:"single"`
@@ -190,6 +193,9 @@ type lexicon struct {
 	notSkip    []string       // compounds that hold a skip word and state a fact (准备考)
 	topicTime  *regexp.Regexp // a topic that is a time or a circumstance, not an object
 	placeOpen  *regexp.Regexp // a clause of living somewhere that does not say where
+	dialect    *strings.Replacer
+	alone      map[rune]rune  // dialect words of one character, replaced where they stand alone
+	particles  *regexp.Regexp // the mood particles that end a clause (啦, 呢, 㗎)
 	vague      map[string]bool
 	slotStrip  []string
 	topics     []topic
@@ -371,6 +377,22 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	if lx.we, err = regexp.Compile(`(?i)^(?:` + kinAlt(both(f.We)) + `)`); err != nil {
 		return nil, fmt.Errorf("ingest: fact lexicon: we: %w", err)
 	}
+	if lx.dialect, err = dialectReplacer(f.Dialect); err != nil {
+		return nil, err
+	}
+	if len(f.Particles) > 0 {
+		if lx.particles, err = regexp.Compile(`(?:` + strings.Join(f.Particles, "|") + `)+[\s~～]*$`); err != nil {
+			return nil, fmt.Errorf("ingest: fact lexicon: particles: %w", err)
+		}
+	}
+	lx.alone = map[rune]rune{}
+	for w, m := range f.Alone {
+		a, b := []rune(w), []rune(m)
+		if len(a) != 1 || len(b) != 1 {
+			return nil, fmt.Errorf("ingest: fact lexicon: dialect_alone %q → %q: not one character each", w, m)
+		}
+		lx.alone[a[0]] = b[0]
+	}
 	lx.weOnly = f.WeOnly
 	lx.selfLead = f.SelfLead
 	lx.selfNames = f.SelfNames
@@ -487,6 +509,19 @@ func (lx extraction) asks(s string) bool {
 var askingVerb = map[string]bool{"ask": true, "asks": true, "asked": true, "asking": true, "wonder": true, "wonders": true,
 	"wondered": true, "wondering": true, "know": true, "knows": true, "sure": true, "idea": true, "decide": true,
 	"decides": true, "deciding": true, "choose": true, "chooses": true, "choosing": true, "about": true, "on": true}
+
+// stripParticles drops the mood particles that end a clause ("我是药师啦",
+// "我不喜欢喝咖啡㗎"): the rules end their values at the clause's end. A
+// clause of particles alone stays as it is.
+func (lx extraction) stripParticles(s string) string {
+	if lx.particles == nil {
+		return s
+	}
+	if t := lx.particles.ReplaceAllString(s, ""); strings.TrimSpace(t) != "" {
+		return t
+	}
+	return s
+}
 
 // notQuestion rewrites what holds a question word without asking: 不怎么
 // is 不太.
@@ -727,7 +762,13 @@ var claimsToBe = regexp.MustCompile(`^(?:就是|是|乃|的(?:职业|工作|身�
 // WordNet knows (山竹, a mangosteen, is a food), not only a word of the
 // lexicon's lists.
 func ExtractFacts(text string, subj Subject, kinds *Kinds) []Fact {
-	return extraction{lexicon: facts, kinds: kinds}.extract(text, subj)
+	lx := extraction{lexicon: facts, kinds: kinds}
+	plain := lx.plain(text)
+	if plain == text {
+		return lx.extract(text, subj)
+	}
+	subj.Name = lx.plain(subj.Name)
+	return restore(lx.extract(plain, subj), text, plain)
 }
 
 // extraction is the lexicon at work on one text, with the kinds of
@@ -769,7 +810,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	var ante *Fact // the last fact stated or recalled, for an ellipsis
 	prev := -1     // the fact of the clause before in out, or -1
 	for _, c := range splitAtSubject(splitClauses(text), starts) {
-		s := notQuestion.Replace(joinHan(lx.stripTimes(lx.stripLead(c.text))))
+		s := lx.stripParticles(notQuestion.Replace(joinHan(lx.stripTimes(lx.stripLead(c.text)))))
 		last := prev
 		prev = -1
 		if s == "" {

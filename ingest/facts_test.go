@@ -21,6 +21,18 @@ func TestExtractFacts(t *testing.T) {
 		want []ingest.Fact
 	}{
 		{"zh location", zh, "张三(qq:10001)住在北京", []ingest.Fact{f("location", "location", "北京", "", "zh")}},
+		// Spoken Chinese outside Mandarin is read in Mandarin's words, and the
+		// value is given in the text's own.
+		{"zh Cantonese like", zh, "张三(qq:10001)钟意打羽毛球", []ingest.Fact{f("hobby", "羽毛球", "打羽毛球", "positive", "zh")}},
+		{"zh Cantonese words twice", zh, "张三(qq:10001)好钟意喺屋企煲汤", []ingest.Fact{f("hobby", "在家里煲汤", "喺屋企煲汤", "positive", "zh")}},
+		{"zh a mood particle ends the clause", zh, "张三(qq:10001)是药师啦", []ingest.Fact{f("occupation", "occupation", "药师", "", "zh")}},
+		{"zh Cantonese particle", zh, "张三(qq:10001)唔喜欢喝咖啡㗎", []ingest.Fact{f("drink", "咖啡", "咖啡", "negative", "zh")}},
+		{"en a job without its article", en, "Alice is working as nurse at SGH", []ingest.Fact{
+			f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "SGH", "", "en")}},
+		{"en native place", en, "Alice's native place is Coimbatore", []ingest.Fact{f("hometown", "hometown", "Coimbatore", "", "en")}},
+		{"en staying in", en, "Alice is staying in Pune only", []ingest.Fact{f("location", "location", "Pune", "", "en")}},
+		{"en is having kids", en, "Alice is having two kids", []ingest.Fact{f("family", "kids", "kids", "", "en")}},
+		{"en a month cut short", en, "Alice's bday is nov 3", []ingest.Fact{f("birthday", "birthday", "nov 3", "", "en")}},
 		{"zh moved with time", zh, "张三(qq:10001)2026年2月搬到了上海工作", []ingest.Fact{f("location", "location", "上海", "", "zh")}},
 		{"zh as of", zh, "张三(qq:10001)截至2026年3月4日住在深圳", []ingest.Fact{f("location", "location", "深圳", "", "zh")}},
 		{"zh likes and chain", zh, "张三(qq:10001)喜欢吃辣，也喜欢打篮球", []ingest.Fact{
@@ -314,6 +326,12 @@ func TestExtractFactsKinds(t *testing.T) {
 	}{
 		{"zh an animal after 有只", zh, "张三(qq:10001)家里有只荷兰猪，特别能吃",
 			[]ingest.Fact{f("pet", "荷兰猪", "荷兰猪", "", "zh")}, nil},
+		// Traditional characters are read simplified (the dictionary's), and
+		// Cantonese 食, 饮 and 系 as 吃, 喝 and 是 where they stand alone; the
+		// value keeps the text's characters, the slot is simplified.
+		{"zh traditional Cantonese", zh, "張三(qq:10001)好鍾意食虱目魚", []ingest.Fact{f("food", "虱目鱼", "虱目魚", "positive", "zh")}, nil},
+		{"zh Cantonese copula", zh, "张三(qq:10001)系香港人", []ingest.Fact{f("hometown", "hometown", "香港", "", "zh")}, nil},
+		{"zh 素食 is a word", zh, "张三(qq:10001)系素食者", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}, nil},
 		{"zh a fruit is a food", zh, "张三(qq:10001)最喜欢的水果是山竹",
 			[]ingest.Fact{f("food", "山竹", "山竹", "positive", "zh")}, []ingest.Fact{f("hobby", "山竹", "山竹", "positive", "zh")}},
 		{"zh a sport before the years", zh, "张三(qq:10001)打羽毛球十来年了",

@@ -429,11 +429,14 @@ func (r *rewriter) pronounsZH(s string) string {
 }
 
 var (
-	enPronoun = regexp.MustCompile(`(?i)\b(?:(i|you)['’](m|re|ve|ll|d)|i|me|my|mine|myself|you|your|yours|yourself)\b`)
-	enFirst   = regexp.MustCompile(`(?i)\b(?:i|i['’](?:m|ve|ll|d)|me|my|mine|myself)\b`)
+	enPronoun = regexp.MustCompile(`(?i)\b(?:(i|you)['’]?(m|re|ve|ll|d)|i|me|my|mine|myself|you|your|yours|yourself)\b`)
+	enFirst   = regexp.MustCompile(`(?i)\b(?:i|i['’](?:m|ve|ll|d)|im|ive|me|my|mine|myself)\b`)
+	// enBare are the contractions chat writes without the apostrophe
+	// ("im a ux designer"); ill, id, youd and the like are words of their own.
+	enBare = map[string]bool{"im": true, "ive": true, "youre": true, "youve": true}
 	// enNext finds the verb after a subject, past adverbs and rewritten
 	// times (placeholders).
-	enNext = regexp.MustCompile(`^(\s+)((?:(?:also|really|usually|often|always|never|still|just|sometimes|rarely|mostly|already|even|only|probably|actually|definitely|[\x{E000}-\x{EFFF}])\s+)*)([A-Za-z]+(?:['’]t)?)`)
+	enNext = regexp.MustCompile(`^(\s+)((?:(?:also|really|very|usually|often|always|never|still|just|sometimes|rarely|mostly|already|even|only|probably|actually|definitely|[\x{E000}-\x{EFFF}])\s+)*)([A-Za-z]+(?:['’]t)?)`)
 )
 
 var enContraction = map[string]string{"m": "is", "re": "is", "ve": "has", "ll": "will", "d": "would"}
@@ -481,6 +484,9 @@ func (r *rewriter) pronounsEN(s string) string {
 		}
 		word := strings.ToLower(s[m[0]:m[1]])
 		stem := strings.ToLower(group(s, m, 1))
+		if stem != "" && !strings.ContainsAny(word, "'’") && !enBare[word] {
+			continue
+		}
 		if word == "i" && strings.HasPrefix(s[m[1]:], ".e.") { // i.e.
 			continue
 		}

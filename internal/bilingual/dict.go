@@ -53,6 +53,10 @@ type Dict struct {
 	// the commonest first (发 → 發 髮); characters written the same in
 	// both are not in it.
 	traditional map[rune][]rune
+	// simplified maps a traditional character to the simplified one it
+	// stands for most often (發 → 发, 髮 → 发), only where the traditional
+	// character is written in no simplified headword (著, of 著名, stays).
+	simplified map[rune]rune
 }
 
 // sep joins the words of one value.
@@ -179,7 +183,8 @@ func Parse(r io.Reader) (*Dict, error) {
 		}
 		chineseWords[en] = out
 	}
-	return &Dict{english: pack(english), chinese: pack(chineseWords), places: set(placeWords), placeNames: set(placeNames), traditional: forms.done()}, nil
+	traditional, simplified := forms.done()
+	return &Dict{english: pack(english), chinese: pack(chineseWords), places: set(placeWords), placeNames: set(placeNames), traditional: traditional, simplified: simplified}, nil
 }
 
 // pack copies m into one string and a map whose keys and values are
@@ -250,8 +255,7 @@ func (d *Dict) Segment(text string) []string {
 			n := 1
 			if d != nil {
 				for k := min(maxRunes, len(run)-i); k >= 2; k-- {
-					w := string(run[i : i+k])
-					if _, ok := d.english[w]; ok || d.Place(w) {
+					if d.Word(string(run[i : i+k])) {
 						n = k
 						break
 					}
@@ -271,6 +275,16 @@ func (d *Dict) Segment(text string) []string {
 	}
 	flush()
 	return out
+}
+
+// Word reports whether zh is a word of the dictionary: one with English
+// senses, or a place.
+func (d *Dict) Word(zh string) bool {
+	if d == nil {
+		return false
+	}
+	_, ok := d.english[zh]
+	return ok || d.Place(zh)
 }
 
 // English returns the English words and two-word senses of a Chinese word
@@ -418,14 +432,23 @@ func allHan(s string) bool {
 }
 
 // formCounter counts, over the dictionary's entries, which traditional
-// character each simplified one is written as (Dict.Traditional).
-type formCounter map[rune]map[rune]int
+// character each simplified one is written as (Dict.Traditional), and
+// which characters simplified headwords use at all.
+type formCounter struct {
+	forms map[rune]map[rune]int
+	plain map[rune]bool
+}
 
-func newFormCounter() formCounter { return formCounter{} }
+func newFormCounter() formCounter {
+	return formCounter{forms: map[rune]map[rune]int{}, plain: map[rune]bool{}}
+}
 
 // add counts the characters of one entry's traditional and simplified
 // headwords, position by position (頭髮/头发: 头 → 頭, 发 → 髮).
 func (f formCounter) add(trad json.RawMessage, s string) {
+	for _, c := range s {
+		f.plain[c] = true
+	}
 	var t string
 	if json.Unmarshal(trad, &t) != nil || t == s {
 		return
@@ -438,10 +461,10 @@ func (f formCounter) add(trad json.RawMessage, s string) {
 		if !unicode.Is(unicode.Han, c) {
 			continue
 		}
-		if f[c] == nil {
-			f[c] = map[rune]int{}
+		if f.forms[c] == nil {
+			f.forms[c] = map[rune]int{}
 		}
-		f[c][tr[i]]++
+		f.forms[c][tr[i]]++
 	}
 }
 
@@ -453,10 +476,14 @@ const minFormShare = 0.15
 
 // done keeps, for each simplified character, its traditional forms
 // other than itself, the commonest first, each with at least
-// minFormShare of the character's entries.
-func (f formCounter) done() map[rune][]rune {
-	out := make(map[rune][]rune)
-	for c, counts := range f {
+// minFormShare of the character's entries; and for each of those forms
+// that no simplified headword uses, the simplified character it stands
+// for in the most entries.
+func (f formCounter) done() (traditional map[rune][]rune, simplified map[rune]rune) {
+	traditional = make(map[rune][]rune)
+	simplified = make(map[rune]rune)
+	most := make(map[rune]int)
+	for c, counts := range f.forms {
 		total := 0
 		for _, n := range counts {
 			total += n
@@ -466,6 +493,9 @@ func (f formCounter) done() map[rune][]rune {
 			if t != c && float64(n) >= minFormShare*float64(total) {
 				keep = append(keep, t)
 			}
+			if t != c && !f.plain[t] && (n > most[t] || n == most[t] && c < simplified[t]) {
+				simplified[t], most[t] = c, n
+			}
 		}
 		slices.SortFunc(keep, func(a, b rune) int {
 			if d := counts[b] - counts[a]; d != 0 {
@@ -474,10 +504,27 @@ func (f formCounter) done() map[rune][]rune {
 			return int(a - b)
 		})
 		if len(keep) > 0 {
-			out[c] = keep
+			traditional[c] = keep
 		}
 	}
-	return out
+	return traditional, simplified
+}
+
+// Simplified returns text with each traditional character the
+// dictionary knows in its simplified form (我好鍾意食榴槤 → 我好钟意食榴莲),
+// character for character: the result has as many runes as text, so a
+// place in one is the same place in the other. A character simplified
+// headwords use as well (著, 乾) is left as it is.
+func (d *Dict) Simplified(text string) string {
+	if d == nil || len(d.simplified) == 0 {
+		return text
+	}
+	return strings.Map(func(r rune) rune {
+		if s, ok := d.simplified[r]; ok {
+			return s
+		}
+		return r
+	}, text)
 }
 
 // maxForms caps the traditional forms Traditional gives one word: each

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func loadMini(t *testing.T) *Dict {
@@ -199,6 +200,28 @@ func TestTraditional(t *testing.T) {
 	var none *Dict
 	if got := none.Traditional("听"); got != nil {
 		t.Errorf("nil Dict: Traditional = %q, want none", got)
+	}
+}
+
+func TestSimplified(t *testing.T) {
+	d := loadMini(t)
+	for _, tc := range []struct{ in, want string }{
+		{"我聽他駕車去了溫哥華", "我听他驾车去了温哥华"},
+		{"過敏 coffee 累", "过敏 coffee 累"}, // other text as it is
+		{"貓隻", "猫只"},         // 隻 is no simplified headword's
+		{"我喺深圳返工", "我喺深圳返工"}, // none of it traditional
+	} {
+		got := d.Simplified(tc.in)
+		if got != tc.want {
+			t.Errorf("Simplified(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if utf8.RuneCountInString(got) != utf8.RuneCountInString(tc.in) {
+			t.Errorf("Simplified(%q) changed the length", tc.in)
+		}
+	}
+	var none *Dict
+	if got := none.Simplified("聽"); got != "聽" {
+		t.Errorf("nil Dict: Simplified = %q, want the text as it is", got)
 	}
 }
 
