@@ -66,8 +66,12 @@ func TestAfterPreamble(t *testing.T) {
 		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
-		{"你还记得吗？我上次说的那家火锅店", "你还记得吗？我上次说的那家火锅店", false},   // the question asks nothing of its own
-		{"我住哪？我几乎每天都加班", "我住哪？", true},                    // 几乎 asks nothing
+		// A sentence before that asks by a plain word of asking goes with it
+		// (not 几 or 咋, which a preamble says too).
+		{"期末派对要发零食 班里哪个小朋友有过敏来着 对啥过敏", "班里哪个小朋友有过敏来着 对啥过敏", true},
+		{"这几天我是不是跟你吐槽过什么程序挂了 最后咋解决的", "这几天我是不是跟你吐槽过什么程序挂了 最后咋解决的", false},
+		{"你还记得吗？我上次说的那家火锅店", "你还记得吗？我上次说的那家火锅店", false}, // the question asks nothing of its own
+		{"我住哪？我几乎每天都加班", "我住哪？", true},                  // 几乎 asks nothing
 		{"Would Caroline likely have Dr. Seuss books on her bookshelf?", "Would Caroline likely have Dr. Seuss books on her bookshelf?", false},
 		{"What areas of the U.S. has John been to?", "What areas of the U.S. has John been to?", false},
 		{"Would Tim enjoy books by C. S. Lewis or John Greene?", "Would Tim enjoy books by C. S. Lewis or John Greene?", false},
@@ -76,6 +80,37 @@ func TestAfterPreamble(t *testing.T) {
 		got, ok := afterPreamble(tc.q, filler, reference)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("afterPreamble(%q) = %q, %v; want %q, %v", tc.q, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestWithoutLapses(t *testing.T) {
+	lapse := Lexicon{ZH: []string{"记不清", "一点印象", "算不明白"}, EN: []string{"i forgot"}}
+	for _, tc := range []struct{ q, want string }{
+		{"兄弟伙周末喊我吃火锅 问我有啥子不吃的 我自己都记不清了", "兄弟伙周末喊我吃火锅 问我有啥子不吃的"},
+		{"这几天我是不是往外寄东西了？寄的啥？我咋一点印象都没有了。。。", "这几天我是不是往外寄东西了？ 寄的啥？"},
+		{"When does my permit expire? HR is asking and I forgot", "When does my permit expire?"},
+		{"我记不清我的车牌号了", "我记不清我的车牌号了"},       // the only sentence
+		{"我一点印象都没有了？你说呢", "我一点印象都没有了？你说呢"}, // a sentence that asks stays
+	} {
+		if got := withoutLapses(tc.q, lapse); got != tc.want {
+			t.Errorf("withoutLapses(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+func TestWithoutReason(t *testing.T) {
+	for _, tc := range []struct{ q, want string }{
+		{"我媳妇儿过生日到底是几号 明年我可不能再在外头过了", "我媳妇儿过生日到底是几号"},
+		{"what's my room number again? need it for a delivery form", "what's my room number again?"},
+		{"继续教育学分我还欠多少 暑假要报名了", "继续教育学分我还欠多少"},
+		// A request to the assistant is part of the question.
+		{"那回追尾的事 后来都咋处理的 给我从头捋捋", "那回追尾的事 后来都咋处理的 给我从头捋捋"},
+		{"onboarding 那个实验是怎么推进的 帮我串一下", "onboarding 那个实验是怎么推进的 帮我串一下"},
+		{"我媳妇儿过生日是几号", "我媳妇儿过生日是几号"},
+	} {
+		if got := withoutReason(tc.q); got != tc.want {
+			t.Errorf("withoutReason(%q) = %q, want %q", tc.q, got, tc.want)
 		}
 	}
 }

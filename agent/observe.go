@@ -360,7 +360,7 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	// sentence before them that asks by its words alone and names nothing
 	// ("从头到尾是咋样的"; one that names something, "嗓子发炎好几天了" with
 	// its 几天, may be the preamble's).
-	for from > 0 && (isQuestionText(sents[from-1]) || asksSomething(sents[from-1]) && len(keyTerms(sents[from-1], filler)) == 0) {
+	for from > 0 && (isQuestionText(sents[from-1]) || asksPlainly(sents[from-1]) || asksSomething(sents[from-1]) && len(keyTerms(sents[from-1], filler)) == 0) {
 		from--
 	}
 	if from > 0 && len(keyTerms(strings.Join(sents[from:last+1], " "), filler)) == 0 {
@@ -384,6 +384,49 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	return strings.Join(kept, " "), true
 }
 
+// withoutReason returns the question a turn marker opens ("我想问问你 我媳
+// 妇儿过生日到底是几号 明年我可不能再在外头过了") without the sentences after
+// its last asking one that ask nothing and request nothing: its reason.
+func withoutReason(q string) string {
+	sents := sentences(q)
+	last := len(sents) - 1
+	for last >= 0 && !asksSomething(sents[last]) {
+		if requests(sents[last]) {
+			return q
+		}
+		last--
+	}
+	if last < 0 || last == len(sents)-1 {
+		return q
+	}
+	return strings.Join(sents[:last+1], " ")
+}
+
+// requests reports whether a sentence asks the assistant to do something
+// ("帮我串一下", "给我从头捋捋", "tell me"): part of the question.
+func requests(s string) bool { return requestWord.MatchString(strings.ToLower(strings.TrimSpace(s))) }
+
+var requestWord = regexp.MustCompile(zhForms(`^(?:你)?(?:帮我|给我|帮忙|麻烦|请|替我)|^(?:please|help me|tell me|remind me|walk me)\b`))
+
+// withoutLapses drops the sentences of a question that tell of the
+// asker's memory failing ("我自己都记不清了", "我咋一点印象都没有了", "I
+// forgot"): they ask nothing and their words are no terms of it. A
+// sentence with a question mark stays, and so does a question of one
+// sentence.
+func withoutLapses(q string, lapse Lexicon) string {
+	sents := sentences(q)
+	if len(sents) < 2 {
+		return q
+	}
+	kept := slices.DeleteFunc(slices.Clone(sents), func(s string) bool {
+		return !isQuestionText(s) && countHits(strings.ToLower(s), lapse.Words()) > 0
+	})
+	if len(kept) == len(sents) || len(kept) == 0 {
+		return q
+	}
+	return strings.Join(kept, " ")
+}
+
 // namesMatter reports whether a sentence ends by naming a matter as one
 // ("我那个攒钱买游戏机的事", "搬店这事儿"): what the question after it asks
 // about.
@@ -399,6 +442,14 @@ var matterEnd = regexp.MustCompile(zhForms(`[的那这]事(?:儿|情)?$`))
 func asksSomething(s string) bool {
 	return isQuestionText(s) || whWord.MatchString(strings.ToLower(s))
 }
+
+// asksPlainly reports whether a sentence asks by a word that asks and
+// nothing else ("这几天我是不是跟你吐槽过什么程序挂了" before "最后咋解决的"):
+// not 几 (好几天) or 咋 and 怎 (Cantonese "just", 怎么这么累), which a
+// preamble says too.
+func asksPlainly(s string) bool { return plainAsk.MatchString(strings.ToLower(s)) }
+
+var plainAsk = regexp.MustCompile(zhForms(`\b(?:what|which|who|whom|whose|when|where|why|how)\b|是不是|有没有|什么|啥|谁|多少|哪(?:$|[^怕])`))
 
 // whWord matches a word that asks (not 几乎 or 哪怕).
 var whWord = regexp.MustCompile(zhForms(`\b(?:what|which|who|whom|whose|when|where|why|how)\b|什么|啥|咋|谁|怎|多少|为何|哪(?:$|[^怕])|几[个次点号岁天年月趟回种位遍部本件样]`))

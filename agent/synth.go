@@ -839,7 +839,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	personal := o.intent == "constraint" || o.intent == "preference" || o.intent == "background"
 	// A question in the first person asks about the memory owner: in a
 	// group, another member's "我膝盖不好" is not the owner's fact.
-	aboutOwner := personal || firstPerson(r.question)
+	// A question that asks who, without the first person ("班里哪个小朋友
+	// 有过敏来着"), asks about someone else, whatever its intent.
+	aboutOwner := personal && !asksWho(r.question) || firstPerson(r.question)
 
 	// Is the owner's sender id known among the hits? Then, for questions
 	// about the user, other senders' messages in a shared chat are third parties.
@@ -969,7 +971,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is a question, not a statement: ranked lower", c.ev.MessageID))
 		}
 		if aboutOwner && ownerKnown && c.ev.Role == "user" && c.ev.SenderID != "" && !slices.Contains(owners, c.ev.SenderID) &&
-			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) {
+			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) && !namesSender(r.question, c.ev.SenderName) {
 			r.note("set aside %s: said by %s, not the user", c.ev.MessageID, cmpOr(c.ev.SenderName, c.ev.SenderID))
 			continue
 		}
@@ -1263,6 +1265,22 @@ func (r *run) namedSpeakers(rel relevance) (speakers map[string]bool, named []st
 		}
 	}
 	return speakers, named
+}
+
+// asksWho reports whether a question asks which person: 谁, 哪位, 哪个,
+// who.
+func asksWho(question string) bool { return whoWord.MatchString(strings.ToLower(question)) }
+
+var whoWord = regexp.MustCompile(zhForms(`谁|哪位|哪个|哪几个|哪些|\bwho(?:m|se)?\b`))
+
+// namesSender reports whether a question names a message's sender by the
+// whole name the chat shows ("王浩的公聴会是哪天来着" of 王浩's message): a
+// member the question names is whom it asks about, whoever else it
+// mentions (我答应给他当计时的). Names of one character are too short to
+// tell.
+func namesSender(question, sender string) bool {
+	sender = strings.TrimSpace(sender)
+	return utf8.RuneCountInString(sender) >= 2 && strings.Contains(strings.ToLower(question), strings.ToLower(sender))
 }
 
 // ofNamed reports whether a candidate may tell of the speakers a

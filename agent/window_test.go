@@ -709,6 +709,65 @@ func TestOwnerInGroups(t *testing.T) {
 	}
 }
 
+// TestMembersAskedAbout: a question that names a member by the name the
+// group shows ("王浩的答辩"), or asks which person without the first
+// person ("班里哪个小朋友有过敏"), is answered by the members' own words; a
+// question about the user still is not.
+func TestMembersAskedAbout(t *testing.T) {
+	at := func(days int) time.Time { return may20.AddDate(0, 0, -days) }
+	dm := func(id string, days int, role, content string) storage.Message {
+		sender, name := "qq_881", "晓雯"
+		if role == "assistant" {
+			sender, name = "bot", "recalld"
+		}
+		return storage.Message{ID: id, Role: role, SenderID: sender, SenderName: name, ConversationID: "dm", CreatedAt: at(days), Content: content}
+	}
+	grp := func(id string, days int, sender, name, content string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: sender, SenderName: name, ConversationID: "grp", GroupID: "g1", CreatedAt: at(days), Content: content}
+	}
+	msgs := []storage.Message{
+		dm("d1", 40, "user", "我对虾蟹过敏 吃海鲜大排档一定要小心"),
+		dm("d2", 40, "assistant", "好的，已记下：你对虾蟹过敏。"),
+		dm("d3", 30, "user", "今天夜班好累 三个新病人"),
+		dm("d4", 30, "assistant", "辛苦了，早点休息。"),
+		grp("g1", 12, "qq_593", "王浩", "通知大家一下 我的答辩定在7月8号下午 地点在西8号馆"),
+		grp("g2", 10, "qq_660", "朵朵妈妈", "提醒一下 朵朵对花生严重过敏 以后班里分零食的时候麻烦不要给她带花生的东西"),
+		grp("g3", 10, "qq_881", "晓雯", "收到 我记下了"),
+	}
+	svc := serviceWith(t, "wx_xiaowen", msgs)
+	a := agent.New(svc, mustSkill(t), agent.WithDictionary(agent.MiniDictionary(t)))
+	for _, tc := range []struct {
+		question        string
+		cited, notCited []string
+	}{
+		{"王浩的答辩是哪天来着 我答应给他当计时的", []string{"g1"}, nil},
+		{"期末派对要发零食 班里哪个小朋友有过敏来着 对啥过敏", []string{"g2"}, nil},
+		{"我对什么过敏来着？", []string{"d1"}, []string{"g2"}},
+	} {
+		resp, err := a.Recall(t.Context(), "wx_xiaowen", agent.Request{Question: tc.question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCited(t, tc.question, resp, tc.cited, tc.notCited)
+	}
+}
+
+// TestWhatTheAskerForgot: a sentence of the question telling that the
+// asker forgot ("我自己都记不清了"), and a reason after the question a turn
+// marker opens ("明年我可不能再在外头过了"), are no words of the question.
+func TestWhatTheAskerForgot(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 60, "还有哈 兄弟伙请我吃饭莫给我点折耳根 老子一口都吃不下去 其他啥子都可以"),
+		said("m2", 30, "下个月十二号是我媳妇儿生日 阳历的她不过农历 你那天早上提醒我"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	for _, tc := range []struct{ q, want string }{
+		{"兄弟伙周末喊我吃火锅 问我有啥子不吃的 我自己都记不清了", "m1"},
+		{"哎呀今天在服务区排了俩小时队 不说了 我想问问你 我媳妇儿过生日到底是几号 明年我可不能再在外头过了 去年就在外头过的 她念叨了一整年", "m2"},
+	} {
+		checkCited(t, tc.q, recallDict(t, msgs, tc.q), []string{tc.want}, nil)
+	}
+}
+
 // TestSomeoneElsesRelative: a question about the user's child is not
 // answered by someone else's ("隔壁王嬢嬢的女儿", "my neighbour's
 // daughter"): a relation word after another's possessive is theirs. The
