@@ -408,25 +408,6 @@ func requests(s string) bool { return requestWord.MatchString(strings.ToLower(st
 
 var requestWord = regexp.MustCompile(zhForms(`^(?:你)?(?:帮我|给我|帮忙|麻烦|请|替我)|^(?:please|help me|tell me|remind me|walk me)\b`))
 
-// withoutLapses drops the sentences of a question that tell of the
-// asker's memory failing ("我自己都记不清了", "我咋一点印象都没有了", "I
-// forgot"): they ask nothing and their words are no terms of it. A
-// sentence with a question mark stays, and so does a question of one
-// sentence.
-func withoutLapses(q string, lapse Lexicon) string {
-	sents := sentences(q)
-	if len(sents) < 2 {
-		return q
-	}
-	kept := slices.DeleteFunc(slices.Clone(sents), func(s string) bool {
-		return !isQuestionText(s) && countHits(strings.ToLower(s), lapse.Words()) > 0
-	})
-	if len(kept) == len(sents) || len(kept) == 0 {
-		return q
-	}
-	return strings.Join(kept, " ")
-}
-
 // namesMatter reports whether a sentence ends by naming a matter as one
 // ("我那个攒钱买游戏机的事", "搬店这事儿"): what the question after it asks
 // about.

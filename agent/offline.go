@@ -167,12 +167,12 @@ func (or *offlineRun) observe() {
 	// After a turn marker, the question is what follows it; that too may
 	// end with a sentence giving its reason ("我想问问你 我媳妇儿过生日是几号
 	// 明年可不能再在外头过了").
-	q, marked := realQuestion(withoutLapses(r.question, p.Markers["lapse"]), p.Markers["turn"])
+	q, marked := realQuestion(r.question, p.Markers["turn"])
 	if marked {
 		q = withoutReason(q)
 	}
-	q, cut := afterPreamble(q, p.Markers["filler"], p.Markers["reference"])
-	if marked || cut {
+	q, _ = afterPreamble(q, p.Markers["filler"], p.Markers["reference"])
+	if q != r.question {
 		r.note("searched the question after the preamble: %q", truncate(q, 80))
 		r.question = q
 	}
