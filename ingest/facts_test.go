@@ -29,6 +29,10 @@ func TestExtractFacts(t *testing.T) {
 		{"zh Cantonese particle", zh, "张三(qq:10001)唔喜欢喝咖啡㗎", []ingest.Fact{f("drink", "咖啡", "咖啡", "negative", "zh")}},
 		{"en a job without its article", en, "Alice is working as nurse at SGH", []ingest.Fact{
 			f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "SGH", "", "en")}},
+		{"en a learner's progressive", en, "Alice is staying Tampines lah, working as nurse at SGH", []ingest.Fact{
+			f("location", "location", "Tampines", "", "en"), f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "SGH", "", "en")}},
+		{"en pure vegetarian", en, "Alice is pure vegetarian", []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
+		{"zh a gig is a job", zh, "张三(qq:10001)跑外卖跑了两年多", []ingest.Fact{f("occupation", "occupation", "跑外卖", "", "zh")}},
 		{"en native place", en, "Alice's native place is Coimbatore", []ingest.Fact{f("hometown", "hometown", "Coimbatore", "", "en")}},
 		{"en staying in", en, "Alice is staying in Pune only", []ingest.Fact{f("location", "location", "Pune", "", "en")}},
 		{"en is having kids", en, "Alice is having two kids", []ingest.Fact{f("family", "kids", "kids", "", "en")}},
@@ -119,7 +123,7 @@ func TestExtractFacts(t *testing.T) {
 		{"zh the sender named as an object", zh, "吃素快五年了 别再给张三(qq:10001)推荐红烧肉了", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}},
 		{"zh others in a later clause", zh, "离了两年了 闺女判给张三(qq:10001)了", []ingest.Fact{
 			f("marital", "marital", "离异", "", "zh"), f("family", "闺女", "闺女", "", "zh")}},
-		{"zh a gig by platform", zh, "在美团跑外卖 一天五六十单", []ingest.Fact{f("workplace", "workplace", "美团", "", "zh")}},
+		{"zh a gig by platform", zh, "在美团跑外卖 一天五六十单", []ingest.Fact{f("workplace", "workplace", "美团", "", "zh"), f("occupation", "occupation", "跑外卖", "", "zh")}},
 		{"en no drink for me", en, "no alcohol for Alice (qq:20002), 6 yrs sober", []ingest.Fact{f("drink", "alcohol", "alcohol", "negative", "en")}},
 		{"en from a town in a state", en, "from a tiny farm town in Iowa originally", []ingest.Fact{f("hometown", "hometown", "Iowa", "", "en")}},
 		{"en the year at a school", en, "2nd yr at UCLA, bio major", []ingest.Fact{f("school", "school", "UCLA", "", "en")}},
@@ -330,6 +334,8 @@ func TestExtractFactsKinds(t *testing.T) {
 		// Cantonese 食, 饮 and 系 as 吃, 喝 and 是 where they stand alone; the
 		// value keeps the text's characters, the slot is simplified.
 		{"zh traditional Cantonese", zh, "張三(qq:10001)好鍾意食虱目魚", []ingest.Fact{f("food", "虱目鱼", "虱目魚", "positive", "zh")}, nil},
+		{"zh sensitive to a food", zh, "张三(qq:10001)对虾敏感，一吃就痒", []ingest.Fact{f("allergy", "虾", "虾", "", "zh")}, []ingest.Fact{f("allergy", "虾", "虾", "", "zh")}},
+		{"zh sensitive to noise", zh, "张三(qq:10001)对声音很敏感", nil, nil},
 		{"zh Cantonese copula", zh, "张三(qq:10001)系香港人", []ingest.Fact{f("hometown", "hometown", "香港", "", "zh")}, nil},
 		{"zh 素食 is a word", zh, "张三(qq:10001)系素食者", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}, nil},
 		{"zh a fruit is a food", zh, "张三(qq:10001)最喜欢的水果是山竹",

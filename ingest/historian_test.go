@@ -61,6 +61,8 @@ func TestHistorianRewrite(t *testing.T) {
 		{"en contraction", en, "I'm moving to Berlin next month", "Alice (qq:20002) is moving to Berlin in April 2026", ""},
 		{"en contraction without its apostrophe", en, "im a nurse and ive got two cats", "Alice (qq:20002) is a nurse and Alice has got two cats", ""},
 		{"en ill and id are words", en, "I was ill, lost my id", "Alice (qq:20002) was ill, lost Alice's id", ""},
+		{"en learner's progressive", en, "I staying Tampines lah", "Alice (qq:20002) is staying Tampines lah", ""},
+		{"en a verb that ends in ing", en, "I bring lunch", "Alice (qq:20002) bring lunch", ""},
 		{"en learner's very", en, "I very like durian", "Alice (qq:20002) very likes durian", ""},
 		{"en possessive and object", en, "My sister visits me tomorrow", "Alice (qq:20002)'s sister visits Alice on 2026-03-05", ""},
 		{"en verb agreement", en, "I usually go running on Sundays", "Alice (qq:20002) usually goes running on Sundays", ""},

@@ -452,6 +452,15 @@ var enRegular = strings.Fields(`like love hate want need live work prefer think 
 	stream code design grow raise foster adopt babysit serve clean brew pray attend listen journal skip spend pick
 	manage lead head supervise oversee handle build edit translate deliver`)
 
+// progressive reports whether v is a verb's -ing form ("staying"), not a
+// verb that ends so (bring, swing).
+func progressive(v string) bool {
+	lower := strings.ToLower(v)
+	return len(lower) > 5 && strings.HasSuffix(lower, "ing") && !slices.Contains(ingVerbs, lower)
+}
+
+var ingVerbs = strings.Fields(`bring swing sting spring string cling fling sling wring`)
+
 func thirdPerson(v string) string {
 	if t, ok := enVerbs[strings.ToLower(v)]; ok {
 		return t
@@ -513,7 +522,13 @@ func (r *rewriter) pronounsEN(s string) string {
 		if subject {
 			if v := enNext.FindStringSubmatchIndex(s[last:]); v != nil {
 				verb := s[last+v[6] : last+v[7]]
-				if t := thirdPerson(verb); t != verb {
+				if progressive(verb) {
+					// A learner's "I staying Tampines": the verb lacks its am.
+					b.WriteString(s[last : last+v[6]])
+					b.WriteString("is ")
+					b.WriteString(verb)
+					last += v[7]
+				} else if t := thirdPerson(verb); t != verb {
 					b.WriteString(s[last : last+v[6]])
 					b.WriteString(t)
 					last += v[7]
