@@ -1492,7 +1492,12 @@ func (lx extraction) reroute(r rule, v string) string {
 		}
 		return to
 	}
-	if to := lx.kinds.category(lx.slot(lx.cats[r.category], v), r.lang); to != "" && slices.Contains(r.reroute, to) {
+	// A one-value category's slot is its name: the kinds read the value.
+	what := lx.slot(lx.cats[r.category], v)
+	if lx.cats[r.category].single {
+		what = strings.ToLower(strings.TrimSpace(v))
+	}
+	if to := lx.kinds.category(what, r.lang); to != "" && slices.Contains(r.reroute, to) {
 		return to
 	}
 	return r.category

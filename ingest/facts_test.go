@@ -334,6 +334,8 @@ func TestExtractFactsKinds(t *testing.T) {
 		// Cantonese 食, 饮 and 系 as 吃, 喝 and 是 where they stand alone; the
 		// value keeps the text's characters, the slot is simplified.
 		{"zh traditional Cantonese", zh, "張三(qq:10001)好鍾意食虱目魚", []ingest.Fact{f("food", "虱目鱼", "虱目魚", "positive", "zh")}, nil},
+		{"zh a gig in a city", zh, "张三(qq:10001)在成都跑滴滴", []ingest.Fact{f("location", "location", "成都", "", "zh"), f("occupation", "occupation", "跑滴滴", "", "zh")},
+			[]ingest.Fact{f("workplace", "workplace", "成都", "", "zh"), f("occupation", "occupation", "跑滴滴", "", "zh")}},
 		{"zh sensitive to a food", zh, "张三(qq:10001)对虾敏感，一吃就痒", []ingest.Fact{f("allergy", "虾", "虾", "", "zh")}, []ingest.Fact{f("allergy", "虾", "虾", "", "zh")}},
 		{"zh sensitive to noise", zh, "张三(qq:10001)对声音很敏感", nil, nil},
 		{"zh Cantonese copula", zh, "张三(qq:10001)系香港人", []ingest.Fact{f("hometown", "hometown", "香港", "", "zh")}, nil},

@@ -216,6 +216,11 @@ func (k *Kinds) category(v, lang string) string {
 	if k == nil {
 		return ""
 	}
+	// A place the dictionary names (成都) is where one lives, for a rule
+	// that may send its value there (在成都跑滴滴).
+	if lang == "zh" && k.dict.Place(v) {
+		return "location"
+	}
 	senses := []string{strings.ToLower(strings.TrimSpace(v))}
 	if lang == "zh" {
 		senses = firstSenses(k.dict.English(v))
