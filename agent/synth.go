@@ -624,11 +624,22 @@ func (r *run) ownClauses(c *candidate) []string {
 // nearest pronoun before the word is 我 right after 给, 帮, 让 and the like.
 func (r *run) saidOfSelf(rel relevance, c *candidate) bool {
 	markers := r.skill.Params.Markers["third_party"].Words()
-	for _, clause := range clauses(strings.ToLower(c.ev.Content)) {
+	for i, clause := range clauses(strings.ToLower(c.ev.Content)) {
 		own := !aboutOthers(clause, markers)
 		for _, t := range rel.terms {
 			at := wordIndex(clause, t)
-			if at < 0 || personBefore(clause[:at]) != 1 {
+			if at < 0 {
+				continue
+			}
+			// The user's message opens with a clause of its own that
+			// names no one: chat leaves the subject out, and it is the
+			// speaker's ("今天在湖南那段让一个小轿车给追尾了 … 对方说他看手机"),
+			// unless the message names one of the user's people, of
+			// whom such a clause may tell ("手术挺顺利，我爸已经能…").
+			if i == 0 && own && personBefore(clause[:at]) == 0 && c.ev.Role == "user" && onlyReports(strings.ToLower(c.ev.Content), markers) {
+				return true
+			}
+			if personBefore(clause[:at]) != 1 {
 				continue
 			}
 			if own || forSelf(clause[:at]) {
@@ -638,6 +649,20 @@ func (r *run) saidOfSelf(rel relevance, c *candidate) bool {
 	}
 	return false
 }
+
+// onlyReports reports whether the third-party markers lower holds are all
+// someone's reported words (他说, 说她, she said), not one of the user's
+// people (我妈, my friend).
+func onlyReports(lower string, markers []string) bool {
+	for _, m := range markers {
+		if strings.Contains(lower, m) && !reportWord.MatchString(m) {
+			return false
+		}
+	}
+	return true
+}
+
+var reportWord = regexp.MustCompile(zhForms(`^(?:他说|她说|说他|说她)$|\b(?:said|says)\b`))
 
 // forSelf reports whether the last 我 of before is the one someone does
 // something for or to (给我, 帮我, 让我): the object of another's doing.

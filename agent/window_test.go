@@ -752,6 +752,19 @@ func TestMembersAskedAbout(t *testing.T) {
 	}
 }
 
+// TestSubjectLeftOut: the user's message that opens with a clause naming
+// no one ("今天在湖南那段让一个小轿车给追尾了") is the user's, though a later
+// clause reports someone else ("对方说他看手机来着"): chat and voice input
+// leave the subject out.
+func TestSubjectLeftOut(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 60, "哎妈呀今天在高速湖南那段让一个小轿车给追尾了 保险杠都干碎了人没事 对方说他看手机来着"),
+		said("m2", 50, "我表哥说他去年也让人追尾过 赔了三千"),
+	}, offTopic("m3", 40, "m4", 5)...)
+	const q = "我在湖南让人追尾那回保险杠咋样了？"
+	checkCited(t, q, recallDict(t, msgs, q), []string{"m1"}, []string{"m2"})
+}
+
 // TestReasonAfterTurnMarker: a reason after the question a turn marker
 // opens ("明年我可不能再在外头过了") is no words of the question.
 func TestReasonAfterTurnMarker(t *testing.T) {
