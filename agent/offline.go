@@ -777,7 +777,7 @@ func (or *offlineRun) thread(ctx context.Context) error {
 				continue
 			}
 			switch {
-			case !from || or.freq.PerMillion(t) < threadCommon:
+			case !from || or.perMillion(t) < threadCommon:
 				out = append(out, t)
 			case slices.Contains(names, t):
 				out = append(out, t)
@@ -923,6 +923,22 @@ func (or *offlineRun) threadTerms(content string) []string {
 		pairs(single)
 	}
 	return out
+}
+
+// perMillion is how common a thread term is in everyday language. An
+// English term is stemmed (minut, nurs, decid) and the word lists know
+// the words it was cut from: the commonest of those counts, or "did 45
+// minutes of bouldering" would tie to "finished in 6 minutes" by a word
+// read as rare because no list holds its stem.
+func (or *offlineRun) perMillion(t string) float64 {
+	n := or.freq.PerMillion(t)
+	if isCJKString(t) {
+		return n
+	}
+	for _, suf := range []string{"s", "e", "es", "ed", "ing", "y", "ies", "ic"} {
+		n = max(n, or.freq.PerMillion(t+suf))
+	}
+	return n
 }
 
 // capitalised returns the names a text writes with a capital (names),

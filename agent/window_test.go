@@ -1101,7 +1101,7 @@ func TestCorrectingTheBot(t *testing.T) {
 func testFreq(t *testing.T) *wordfreq.Freq {
 	t.Helper()
 	f, err := wordfreq.Parse(strings.NewReader("的 59800000 uj\n开始 38139 v\n今天 15960 t\n装修 437 v\n铺面 82 n\n光谷 567 n\n"),
-		strings.NewReader(`[{"word": "the", "count": 50800000}, {"word": "food", "count": 7876}, {"word": "party", "count": 20000}, {"word": "awful", "count": 9000}, {"word": "awards", "count": 247}, {"word": "nice", "count": 30000}]`))
+		strings.NewReader(`[{"word": "the", "count": 50800000}, {"word": "food", "count": 7876}, {"word": "party", "count": 20000}, {"word": "awful", "count": 9000}, {"word": "awards", "count": 247}, {"word": "nice", "count": 30000}, {"word": "minutes", "count": 14000}, {"word": "work", "count": 90000}]`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1133,6 +1133,11 @@ func TestFollowTheMatter(t *testing.T) {
 		said("m2", 60, "made the final for the food awards!! cook-off in April"),
 		said("m3", 40, "the food at the staff party was awful"),
 	}, offTopic("m5", 50, "m6", 10)...)
+	intake := append([]storage.Message{
+		said("m1", 84, "first real project at work: redesigning the patient intake form, it takes 40 minutes to fill in"),
+		said("m2", 60, "usability test on the intake prototype went great"),
+		said("m3", 40, "did 45 minutes of bouldering after work"),
+	}, offTopic("m5", 50, "m6", 10)...)
 	for _, tc := range []struct {
 		name     string
 		msgs     []storage.Message
@@ -1147,6 +1152,8 @@ func TestFollowTheMatter(t *testing.T) {
 		{"zh, no frequencies", zh, "光谷开分店那事 一路下来搞得么样了", false, []string{"m1"}},
 		{"not a course", zh, "我在哪里开分店", true, []string{"m1"}},
 		{"en", en, "How did the char siu Wellington thing turn out?", true, []string{"m1", "m2"}},
+		// The lists know "minutes", not the stem "minut" both messages hold.
+		{"en, an everyday word stemmed", intake, "How did the intake form redesign turn out, start to finish?", true, []string{"m1", "m2"}},
 	} {
 		opts := []agent.Option{agent.WithDictionary(agent.MiniDictionary(t))}
 		if tc.freq {
