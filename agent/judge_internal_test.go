@@ -1014,3 +1014,18 @@ func TestForSelf(t *testing.T) {
 		}
 	}
 }
+
+func TestAsksFromTo(t *testing.T) {
+	for s, want := range map[string]bool{
+		"搬店那个事从签合同到开业 中间出了啥子岔子": true,
+		"從看房到簽約花了多久":            true,
+		"我晚班是从几点跑到几点？":          false, // a span asked by its ends
+		"momo 婚假从哪天到哪天":         false,
+		"我从小到大都怕狗":              false, // an extent
+		"我老家是哪的":                false,
+	} {
+		if got := asksFromTo(s); got != want {
+			t.Errorf("asksFromTo(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -134,7 +134,7 @@ func (r *run) observe() observation {
 	o.number = countHits(lower, p.Markers["number"].Words()) > 0
 	o.age = countHits(lower, p.Markers["age"].Words()) > 0
 	o.aggregate = countHits(lower, p.Markers["aggregate"].Words()) > 0 || asksForSeveral(lower)
-	o.thread = countHits(lower, p.Markers["thread"].Words()) > 0
+	o.thread = countHits(lower, p.Markers["thread"].Words()) > 0 || asksFromTo(lower)
 	for _, name := range sortedKeys(p.Kinds) {
 		if countHits(lower, p.Kinds[name].Ask.Words()) > 0 {
 			o.kinds = append(o.kinds, name)
@@ -423,6 +423,22 @@ var matterEnd = regexp.MustCompile(zhForms(`[的那这]事(?:儿|情)?$`))
 func asksSomething(s string) bool {
 	return isQuestionText(s) || whWord.MatchString(strings.ToLower(s))
 }
+
+// asksFromTo reports whether a question asks for a matter's course from
+// one of its steps to another ("搬店那个事从签合同到开业 中间出了啥子岔子",
+// "從看房到簽約"), not for a span it asks the ends of ("我晚班是从几点跑到
+// 几点？", "婚假从哪天到哪天"), or a step of one character, as idioms
+// name an extent (从小到大, 从早到晚).
+func asksFromTo(s string) bool {
+	for _, m := range fromTo.FindAllString(s, -1) {
+		if !strings.ContainsAny(m, "几幾哪啥什甚咩边邊") {
+			return true
+		}
+	}
+	return false
+}
+
+var fromTo = regexp.MustCompile(`[从從][^\s，,。？?！!、]{2,8}[到至][^\s，,。？?！!、]{1,8}`)
 
 // asksPlainly reports whether a sentence asks by a word that asks and
 // nothing else ("这几天我是不是跟你吐槽过什么程序挂了" before "最后咋解决的"):

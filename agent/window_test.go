@@ -1148,6 +1148,7 @@ func TestFollowTheMatter(t *testing.T) {
 		{"zh", zh, "光谷开分店那事 一路下来搞得么样了", true, []string{"m1", "m2", "m3"}},
 		{"zh, how it developed", zh, "光谷开分店这件事，从一开始到现在是怎么发展的？", true, []string{"m1", "m2", "m3"}},
 		{"zh, chatter no message has", zh, "光谷分店那一摊子事，从看铺面到现在走到哪一步了，帮我从头捋一下。", true, []string{"m1", "m2", "m3"}},
+		{"zh, from one step to another", zh, "光谷开分店那个事从看铺面到装修 中间出了啥岔子", true, []string{"m1", "m2", "m3"}},
 		{"zh, a matter never told", zh, "学车考驾照那一摊子事，从报名到现在走到哪一步了，帮我从头捋一下。", true, nil},
 		{"zh, no frequencies", zh, "光谷开分店那事 一路下来搞得么样了", false, []string{"m1"}},
 		{"not a course", zh, "我在哪里开分店", true, []string{"m1"}},
