@@ -144,7 +144,10 @@ func isStopWord(w string) bool {
 		"ve", "very",
 		"was", "wasn", "we", "were", "weren", "what", "whats", "when", "where", "which",
 		"while", "who", "whom", "whose", "why", "will", "with", "would", "wouldn",
-		"y", "you", "your", "yours", "yourself", "yourselves":
+		"y", "you", "your", "yours", "yourself", "yourselves",
+		// Chat's interjections and asides ("帮我点我的那杯 lol", "btw what's
+		// my…"): no message that answers holds them for the question.
+		"lol", "lmao", "haha", "hahaha", "omg", "pls", "plz", "btw", "tbh", "ngl", "idk", "rn", "hmm", "lah", "leh", "lor", "yeah":
 		return true
 	}
 	return false
