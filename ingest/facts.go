@@ -54,6 +54,7 @@ type lexiconFile struct {
 	Jokes      map[string][]string          `yaml:"jokes"`
 	Laughter   map[string][]string          `yaml:"laughter"`
 	LeadWords  map[string][]string          `yaml:"lead_words"`
+	NoteLabels []noteLabel                  `yaml:"note_labels"`
 	Correction map[string][]string          `yaml:"correction"`
 	Vague      map[string][]string          `yaml:"vague"`
 	Questions  map[string][]string          `yaml:"questions"`
@@ -177,6 +178,11 @@ type lexicon struct {
 	laughter *regexp.Regexp
 	// leadWords open a clause and say nothing of it (lexicon lead_words).
 	leadWords *regexp.Regexp
+	// notes finds a labelled part of a bot's notes (lexicon note_labels):
+	// the label is submatch 1; noteSay and noteAfter are the sentence
+	// each label (lower case) is read as.
+	notes              *regexp.Regexp
+	noteSay, noteAfter map[string]map[string]string
 	// correction after the last joke marker: what follows is meant
 	// ("开玩笑的，其实…", "jk, actually…").
 	correction *regexp.Regexp
@@ -392,6 +398,9 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			return nil, fmt.Errorf("ingest: fact lexicon: dialect_alone %q → %q: not one character each", w, m)
 		}
 		lx.alone[a[0]] = b[0]
+	}
+	if err := lx.compileNotes(f.NoteLabels, f.SelfNames); err != nil {
+		return nil, err
 	}
 	lx.weOnly = f.WeOnly
 	lx.selfLead = f.SelfLead
@@ -787,6 +796,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	if !ok || text == "" {
 		return nil
 	}
+	text = lx.readNotes(text)
 	laughs := lx.laughter != nil && lx.laughter.MatchString(text)
 	if laughs {
 		// A laugh is no word of a value ("never cook lol"): it ends a
@@ -877,6 +887,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		}
 		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
 		rest = enReported(rest)
+		rest = lx.zhReported(rest)
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
 		if implicit && textLang(pred) == "en" {
 			pred = enImplicit(pred)
@@ -1117,6 +1128,100 @@ func enReported(rest string) string {
 		return " has " + tail
 	}
 	return enThird(" " + tail)
+}
+
+// noteLabel is a label of a bot's notes (lexicon note_labels) and the
+// sentence its value is read in, per language.
+type noteLabel struct {
+	ZH    []string          `yaml:"zh"`
+	EN    []string          `yaml:"en"`
+	Say   map[string]string `yaml:"say"`
+	After map[string]string `yaml:"after"`
+}
+
+func (lx *lexicon) compileNotes(labels []noteLabel, selfNames []string) error {
+	if len(labels) == 0 {
+		return nil
+	}
+	lx.noteSay, lx.noteAfter = map[string]map[string]string{}, map[string]map[string]string{}
+	var alts []string
+	for _, l := range labels {
+		for _, w := range append(slices.Clone(l.ZH), l.EN...) {
+			w = strings.ToLower(w)
+			alts = append(alts, regexp.QuoteMeta(w))
+			lx.noteSay[w], lx.noteAfter[w] = l.Say, l.After
+		}
+	}
+	var owners []string
+	for _, n := range selfNames {
+		owners = append(owners, regexp.QuoteMeta(strings.ToLower(n))+`(?:的|['’]s)\s*`)
+	}
+	slices.SortFunc(alts, func(a, b string) int { return len(b) - len(a) })
+	var err error
+	lx.notes, err = regexp.Compile(`(?i)^\s*(?:[-•*·]\s*)?(?:` + strings.Join(owners, "|") + `)?(` + strings.Join(alts, "|") + `)\s*[:：]\s*`)
+	if err != nil {
+		return fmt.Errorf("ingest: fact lexicon: note_labels: %w", err)
+	}
+	return nil
+}
+
+// readNotes reads a bot's labelled notes ("职业：麻醉科医生；爱好：攀岩")
+// as sentences ("用户是麻醉科医生。用户喜欢攀岩"): each part, between
+// semicolons and line breaks, that opens with a label is read as the
+// label's sentence. A text with no labelled part is returned as it is.
+func (lx extraction) readNotes(text string) string {
+	if lx.notes == nil {
+		return text
+	}
+	parts := notePart.Split(text, -1)
+	found := false
+	for i, p := range parts {
+		m := lx.notes.FindStringSubmatchIndex(p)
+		if m == nil {
+			continue
+		}
+		value := strings.TrimSpace(p[m[1]:])
+		if value == "" {
+			continue
+		}
+		label := strings.ToLower(p[m[2]:m[3]])
+		lang := textLang(value)
+		if lang != "en" {
+			lang = "zh"
+		}
+		parts[i] = lx.noteSay[label][lang] + value + lx.noteAfter[label][lang]
+		found = true
+	}
+	if !found {
+		return text
+	}
+	sep := "。"
+	if textLang(text) == "en" {
+		sep = ". "
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return strings.TrimSpace(p) == "" }), sep)
+}
+
+// notePart separates the parts of a bot's notes.
+var notePart = regexp.MustCompile(`\s*[；;\n]+\s*`)
+
+// zhReport is what a bot writes in Chinese when it reports the sender's
+// words ("用户提到他在宁波港做调度", "对方称自己在腾讯做策划").
+var zhReport = regexp.MustCompile(`^(?:提到过?|提及|表示|说过?|称|讲到|透露|告诉我|提了一句|自称)[，,:：]?\s*(?:他|她|自己|TA)?`)
+
+// zhReported drops the report around the sender's words: "提到他在宁波港
+// 做调度" is "在宁波港做调度". A pronoun before one of the sender's
+// people stays theirs ("说他哥哥在新加坡做投行" is about the brother).
+func (lx extraction) zhReported(rest string) string {
+	m := zhReport.FindString(rest)
+	if m == "" {
+		return rest
+	}
+	tail := rest[len(m):]
+	if strings.TrimSpace(tail) == "" || (strings.HasSuffix(m, "他") || strings.HasSuffix(m, "她")) && lx.others.MatchString(tail) {
+		return rest
+	}
+	return tail
 }
 
 // subordinator opens a clause inside a sentence ("…before Ann moved

@@ -31,6 +31,15 @@ func TestExtractFacts(t *testing.T) {
 			f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "SGH", "", "en")}},
 		{"en a learner's progressive", en, "Alice is staying Tampines lah, working as nurse at SGH", []ingest.Fact{
 			f("location", "location", "Tampines", "", "en"), f("occupation", "occupation", "nurse", "", "en"), f("workplace", "workplace", "SGH", "", "en")}},
+		// A bot's labelled notes are read as sentences about the user.
+		{"zh notes with labels", zh, "职业：麻醉科医生；宠物：一只边牧", []ingest.Fact{
+			f("occupation", "occupation", "麻醉科医生", "", "zh"), f("pet", "边牧", "边牧", "", "zh")}},
+		{"en notes with labels", en, "Notes: lactose intolerant; birthday: March 14", []ingest.Fact{
+			f("allergy", "lactose", "lactose", "", "en"), f("birthday", "birthday", "March 14", "", "en")}},
+		{"en a label that is no note", en, "Work: crazy busy today", nil},
+		// A bot reporting the user's words in Chinese.
+		{"zh reported", zh, "张三(qq:10001)提到他在宁波港做集装箱调度", []ingest.Fact{f("workplace", "workplace", "宁波港", "", "zh")}},
+		{"zh reported of a relative", zh, "张三(qq:10001)说他哥哥在新加坡做投行", []ingest.Fact{f("family", "哥哥", "哥哥", "", "zh")}},
 		{"en pure vegetarian", en, "Alice is pure vegetarian", []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
 		{"zh a gig is a job", zh, "张三(qq:10001)跑外卖跑了两年多", []ingest.Fact{f("occupation", "occupation", "跑外卖", "", "zh")}},
 		{"en native place", en, "Alice's native place is Coimbatore", []ingest.Fact{f("hometown", "hometown", "Coimbatore", "", "en")}},
