@@ -37,6 +37,10 @@ func TestExtractFacts(t *testing.T) {
 		{"en notes with labels", en, "Notes: lactose intolerant; birthday: March 14", []ingest.Fact{
 			f("allergy", "lactose", "lactose", "", "en"), f("birthday", "birthday", "March 14", "", "en")}},
 		{"en a label that is no note", en, "Work: crazy busy today", nil},
+		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
+		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
+			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
+		{"zh not a mouthful", zh, "张三(qq:10001)一口茄子都不吃", []ingest.Fact{f("food", "茄子", "茄子", "negative", "zh")}},
 		// A bot reporting the user's words in Chinese.
 		{"zh reported", zh, "张三(qq:10001)提到他在宁波港做集装箱调度", []ingest.Fact{f("workplace", "workplace", "宁波港", "", "zh")}},
 		{"zh reported of a relative", zh, "张三(qq:10001)说他哥哥在新加坡做投行", []ingest.Fact{f("family", "哥哥", "哥哥", "", "zh")}},
