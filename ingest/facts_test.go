@@ -37,6 +37,9 @@ func TestExtractFacts(t *testing.T) {
 		{"en notes with labels", en, "Notes: lactose intolerant; birthday: March 14", []ingest.Fact{
 			f("allergy", "lactose", "lactose", "", "en"), f("birthday", "birthday", "March 14", "", "en")}},
 		{"en a label that is no note", en, "Work: crazy busy today", nil},
+		{"en a job of three words, where it is done", en, "Alice is a high school chemistry teacher in Boise", []ingest.Fact{
+			f("occupation", "occupation", "high school chemistry teacher", "", "en"), f("location", "location", "Boise", "", "en")}},
+		{"en a job in an employer", en, "Alice is working as software engineer in TCS", []ingest.Fact{f("occupation", "occupation", "software engineer", "", "en")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
