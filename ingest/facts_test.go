@@ -43,6 +43,7 @@ func TestExtractFacts(t *testing.T) {
 		{"zh ancestral home", zh, "张三(qq:10001)祖籍山东", []ingest.Fact{f("hometown", "hometown", "山东", "", "zh")}},
 		{"en born and raised", en, "Alice was born and raised in Leeds", []ingest.Fact{f("hometown", "hometown", "Leeds", "", "en")}},
 		{"en hails from", en, "Alice hails from Kerala", []ingest.Fact{f("hometown", "hometown", "Kerala", "", "en")}},
+		{"en a big tea drinker", en, "Alice is a big tea drinker", []ingest.Fact{f("drink", "tea", "tea", "positive", "en")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
