@@ -44,6 +44,9 @@ func TestExtractFacts(t *testing.T) {
 		{"en born and raised", en, "Alice was born and raised in Leeds", []ingest.Fact{f("hometown", "hometown", "Leeds", "", "en")}},
 		{"en hails from", en, "Alice hails from Kerala", []ingest.Fact{f("hometown", "hometown", "Kerala", "", "en")}},
 		{"en a big tea drinker", en, "Alice is a big tea drinker", []ingest.Fact{f("drink", "tea", "tea", "positive", "en")}},
+		{"zh still single", zh, "张三(qq:10001)还单着", []ingest.Fact{f("marital", "marital", "单身", "", "zh")}},
+		{"zh the date before 生日", zh, "张三(qq:10001)6月5号生日", []ingest.Fact{f("birthday", "birthday", "6月5号", "", "zh")}},
+		{"zh opened a shop of one's own", zh, "张三(qq:10001)自己开了个奶茶店", []ingest.Fact{f("workplace", "workplace", "奶茶店", "", "zh")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
