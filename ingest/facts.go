@@ -547,7 +547,7 @@ type clause struct {
 }
 
 func splitClauses(text string) []clause {
-	text = breakHan(text)
+	text = alsoNot.ReplaceAllString(breakHan(text), "$1，$2")
 	var out []clause
 	last, and := 0, false
 	for _, m := range clauseEnd.FindAllStringIndex(text, -1) {
@@ -561,6 +561,10 @@ func splitClauses(text string) []clause {
 	}
 	return append(out, clause{text: text[last:], and: and})
 }
+
+// alsoNot is a second negated verb after a first ("不吃香菜也不吃葱"): a
+// clause of its own, whose value does not run into the first's.
+var alsoNot = regexp.MustCompile(`(\p{Han})(也(?:不|没|从不|从没))`)
 
 // breakHan puts a comma for each run of spaces between two Han
 // characters: chat Chinese ends a clause with a space where writing puts

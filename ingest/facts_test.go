@@ -47,6 +47,9 @@ func TestExtractFacts(t *testing.T) {
 		{"zh still single", zh, "张三(qq:10001)还单着", []ingest.Fact{f("marital", "marital", "单身", "", "zh")}},
 		{"zh the date before 生日", zh, "张三(qq:10001)6月5号生日", []ingest.Fact{f("birthday", "birthday", "6月5号", "", "zh")}},
 		{"zh opened a shop of one's own", zh, "张三(qq:10001)自己开了个奶茶店", []ingest.Fact{f("workplace", "workplace", "奶茶店", "", "zh")}},
+		{"zh a second negated verb", zh, "张三(qq:10001)不吃香菜也不吃葱", []ingest.Fact{
+			f("food", "香菜", "香菜", "negative", "zh"), f("food", "葱", "葱", "negative", "zh")}},
+		{"en bought a house", en, "Alice just bought a house in Denver", []ingest.Fact{f("location", "location", "Denver", "", "en")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
