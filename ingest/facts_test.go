@@ -50,6 +50,11 @@ func TestExtractFacts(t *testing.T) {
 		{"zh a second negated verb", zh, "张三(qq:10001)不吃香菜也不吃葱", []ingest.Fact{
 			f("food", "香菜", "香菜", "negative", "zh"), f("food", "葱", "葱", "negative", "zh")}},
 		{"en bought a house", en, "Alice just bought a house in Denver", []ingest.Fact{f("location", "location", "Denver", "", "en")}},
+		{"zh what a drink does, without 就", zh, "张三(qq:10001)喝牛奶拉肚子", []ingest.Fact{f("drink", "牛奶", "牛奶", "negative", "zh")}},
+		{"zh an allergy, without 就", zh, "张三(qq:10001)吃海鲜过敏", []ingest.Fact{f("allergy", "海鲜", "海鲜", "", "zh")}},
+		{"zh cannot touch", zh, "张三(qq:10001)碰不了芒果", []ingest.Fact{f("food", "芒果", "芒果", "negative", "zh")}},
+		{"en what a food does to one's throat", en, "Peanuts make Alice's throat swell up", []ingest.Fact{f("allergy", "peanuts", "Peanuts", "", "en")}},
+		{"en got really into", en, "Alice got really into sourdough baking", []ingest.Fact{f("hobby", "sourdough baking", "sourdough baking", "positive", "en")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
