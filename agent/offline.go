@@ -263,6 +263,19 @@ func (or *offlineRun) observe() {
 	for _, t := range o.topics {
 		rel.kind = append(rel.kind, lowerAll(p.Topics[t].Words())...)
 	}
+	// A Chinese question whose last clause asks by its kind's words alone
+	// ("快递单要填地址，我住在哪块来着？": 住) after clauses that only give
+	// its reason is about what that clause asks: the reason's words are no
+	// terms of it. (Not when the clause before has no kind word of its own
+	// to ask by, "上次说的那家火锅店，叫啥来着", nor when the clauses before
+	// ask, request or name a matter: "帮我捋一下装修那摊事，现在到哪一步了".)
+	if cs := clauses(strings.ToLower(content)); o.zh && len(cs) > 1 && len(rel.evidence) > 0 &&
+		!slices.ContainsFunc(rel.evidence, func(t string) bool { return strings.Contains(cs[len(cs)-1], t) }) &&
+		countHits(cs[len(cs)-1], rel.kind) > 0 && !slices.ContainsFunc(cs[:len(cs)-1], func(c string) bool {
+		return asksSomething(c) || requests(c) || strings.Contains(c, "帮我") || namesMatter(c)
+	}) {
+		rel.terms, rel.evidence, rel.scene = nil, nil, nil
+	}
 	or.o, or.rel = o, rel
 }
 

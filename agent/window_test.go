@@ -1424,3 +1424,28 @@ func TestSinceTheChange(t *testing.T) {
 	const q = "俺现在每天早上吃的降压药是哪个"
 	checkCited(t, q, recallDict(t, msgs, q), []string{"m2"}, []string{"m1"})
 }
+
+// TestReasonBeforeTheQuestion: a Chinese question whose last clause asks
+// by its kind's words alone, after a clause that gives only its reason,
+// is about what the last clause asks: the reason's words (快递单, 地址)
+// are not what a message must hold. A clause before that names what is
+// asked about (那家火锅店) still counts.
+func TestReasonBeforeTheQuestion(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("m1", 120, "我叫思怡 住闵行七宝 在一家电商平台做产品经理"),
+		said("m2", 60, "上周去了家新开的火锅店 叫渝味晓宇 排了一个钟头"),
+	}, offTopic("m5", 50, "m6", 10)...)
+	for _, tc := range []struct{ question, want string }{
+		{"快递单要填地址，我住在哪块来着？", "m1"},
+		{"上次说的那家火锅店，叫啥来着？", "m2"},
+	} {
+		a := agent.New(serviceWith(t, "tg:7", msgs), mustSkill(t), agent.WithDictionary(agent.MiniDictionary(t)))
+		resp, err := a.Recall(t.Context(), "tg:7", agent.Request{Question: tc.question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := citedIDs(resp); !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("%s: cited %v, want [%s] (notes %q)", tc.question, got, tc.want, resp.Limits.Notes)
+		}
+	}
+}
