@@ -268,11 +268,12 @@ func (or *offlineRun) observe() {
 	// its reason is about what that clause asks: the reason's words are no
 	// terms of it. (Not when the clause before has no kind word of its own
 	// to ask by, "上次说的那家火锅店，叫啥来着", nor when the clauses before
-	// ask, request or name a matter: "帮我捋一下装修那摊事，现在到哪一步了".)
+	// ask, also by an alternative (我练车是周六还是周日), request or name a
+	// matter: "帮我捋一下装修那摊事，现在到哪一步了".)
 	if cs := clauses(strings.ToLower(content)); o.zh && len(cs) > 1 && len(rel.evidence) > 0 &&
 		!slices.ContainsFunc(rel.evidence, func(t string) bool { return strings.Contains(cs[len(cs)-1], t) }) &&
 		countHits(cs[len(cs)-1], rel.kind) > 0 && !slices.ContainsFunc(cs[:len(cs)-1], func(c string) bool {
-		return asksSomething(c) || requests(c) || strings.Contains(c, "帮我") || namesMatter(c)
+		return asksSomething(c) || asksPlainly(c) || strings.Contains(c, "还是") || requests(c) || strings.Contains(c, "帮我") || namesMatter(c)
 	}) {
 		rel.terms, rel.evidence, rel.scene = nil, nil, nil
 	}
