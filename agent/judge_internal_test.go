@@ -840,6 +840,7 @@ func TestKeyTermsFunctionWords(t *testing.T) {
 		{"我家小朋友那回上台扮成了啥？", []string{"上台"}, []string{"啥", "成了啥"}},
 		{"What am I going to do about the lease?", []string{"lease"}, []string{"going"}},
 		{"btw what do i usually order at starbucks lol", []string{"order", "starbuck"}, []string{"btw", "lol"}},
+		{"eh summarise my kuih business from start until now can or not?", []string{"kuih", "business"}, []string{"eh", "summarise", "now", "start"}},
 		{"我带娃去哪儿了", []string{"带娃"}, []string{"儿"}},
 		{"我现在住深圳哪边", []string{"深圳"}, []string{"边"}},
 		{"娃要去哪所幼儿园", []string{"幼儿"}, []string{"所"}},

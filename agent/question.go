@@ -147,7 +147,7 @@ func isStopWord(w string) bool {
 		"y", "you", "your", "yours", "yourself", "yourselves",
 		// Chat's interjections and asides ("帮我点我的那杯 lol", "btw what's
 		// my…"): no message that answers holds them for the question.
-		"lol", "lmao", "haha", "hahaha", "omg", "pls", "plz", "btw", "tbh", "ngl", "idk", "rn", "hmm", "lah", "leh", "lor", "yeah":
+		"lol", "lmao", "haha", "hahaha", "omg", "eh", "pls", "plz", "btw", "tbh", "ngl", "idk", "rn", "hmm", "lah", "leh", "lor", "yeah":
 		return true
 	}
 	return false
