@@ -19,7 +19,7 @@ import (
 )
 
 func TestRealQuestion(t *testing.T) {
-	turn := Lexicon{ZH: []string{"真正想问的是", "我想问的是"}, EN: []string{"my real question is"}}
+	turn := Lexicon{ZH: []string{"真正想问的是", "我想问的是", "我想问问"}, EN: []string{"my real question is"}}
 	for _, tc := range []struct {
 		q, want string
 		ok      bool
@@ -28,6 +28,8 @@ func TestRealQuestion(t *testing.T) {
 		{"Long day, sorry for rambling. My real question is: where do I live?", "where do I live?", true},
 		{"我住哪？", "我住哪？", false},
 		{"我真正想问的是：", "我真正想问的是：", false}, // nothing after the marker
+		// The marker asks someone else.
+		{"小阿姨四月份去哪里旅游的?我想问问她报的哪个团", "小阿姨四月份去哪里旅游的?我想问问她报的哪个团", false},
 	} {
 		got, ok := realQuestion(tc.q, turn)
 		if got != tc.want || ok != tc.ok {

@@ -293,7 +293,9 @@ func realQuestion(q string, turn Lexicon) (string, bool) {
 	lower := strings.ToLower(q)
 	at := -1
 	for _, m := range turn.Words() {
-		if i := strings.LastIndex(lower, strings.ToLower(m)); i >= 0 && i+len(m) > at {
+		// A marker before someone else asks them, not the assistant ("我想
+		// 问问她报的哪个团").
+		if i := strings.LastIndex(lower, strings.ToLower(m)); i >= 0 && i+len(m) > at && !asksOther(lower[i+len(m):]) {
 			at = i + len(m)
 		}
 	}
@@ -307,6 +309,13 @@ func realQuestion(q string, turn Lexicon) (string, bool) {
 		return q, false
 	}
 	return rest, true
+}
+
+// asksOther reports whether the words after a turn marker name whom else
+// it asks (他, 她, them).
+func asksOther(rest string) bool {
+	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	return strings.HasPrefix(rest, "他") || strings.HasPrefix(rest, "她") || strings.HasPrefix(rest, "them ") || strings.HasPrefix(rest, "him ") || strings.HasPrefix(rest, "her ")
 }
 
 // afterPreamble returns the question a message asks after a chatty
