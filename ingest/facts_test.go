@@ -55,6 +55,7 @@ func TestExtractFacts(t *testing.T) {
 		{"zh cannot touch", zh, "张三(qq:10001)碰不了芒果", []ingest.Fact{f("food", "芒果", "芒果", "negative", "zh")}},
 		{"en what a food does to one's throat", en, "Peanuts make Alice's throat swell up", []ingest.Fact{f("allergy", "peanuts", "Peanuts", "", "en")}},
 		{"en got really into", en, "Alice got really into sourdough baking", []ingest.Fact{f("hobby", "sourdough baking", "sourdough baking", "positive", "en")}},
+		{"zh a list with 、", zh, "张三(qq:10001)对花生、芒果过敏", []ingest.Fact{f("allergy", "花生、芒果", "花生、芒果", "", "zh")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
