@@ -36,6 +36,10 @@ func TestExtractFacts(t *testing.T) {
 			f("occupation", "occupation", "麻醉科医生", "", "zh"), f("pet", "边牧", "边牧", "", "zh")}},
 		{"en notes with labels", en, "Notes: lactose intolerant; birthday: March 14", []ingest.Fact{
 			f("allergy", "lactose", "lactose", "", "en"), f("birthday", "birthday", "March 14", "", "en")}},
+		{"en notes of likes and dislikes", en, "likes: coffee; dislikes: cilantro", []ingest.Fact{
+			f("drink", "coffee", "coffee", "positive", "en"), f("food", "cilantro", "cilantro", "negative", "en")}},
+		{"en a profile label", en, "Profile: nurse, lives in Leeds", []ingest.Fact{
+			f("occupation", "occupation", "nurse", "", "en"), f("location", "location", "Leeds", "", "en")}},
 		{"en a label that is no note", en, "Work: crazy busy today", nil},
 		{"en a job of three words, where it is done", en, "Alice is a high school chemistry teacher in Boise", []ingest.Fact{
 			f("occupation", "occupation", "high school chemistry teacher", "", "en"), f("location", "location", "Boise", "", "en")}},
