@@ -40,6 +40,9 @@ func TestExtractFacts(t *testing.T) {
 			f("drink", "coffee", "coffee", "positive", "en"), f("food", "cilantro", "cilantro", "negative", "en")}},
 		{"en a profile label", en, "Profile: nurse, lives in Leeds", []ingest.Fact{
 			f("occupation", "occupation", "nurse", "", "en"), f("location", "location", "Leeds", "", "en")}},
+		{"en a list's next items", en, "Alice is allergic to peanuts, shellfish and soy", []ingest.Fact{
+			f("allergy", "peanuts", "peanuts", "", "en"), f("allergy", "shellfish", "shellfish", "", "en"), f("allergy", "soy", "soy", "", "en")}},
+		{"en a list that goes on in other words", en, "Alice is allergic to peanuts, really bad", []ingest.Fact{f("allergy", "peanuts", "peanuts", "", "en")}},
 		{"en a label that is no note", en, "Work: crazy busy today", nil},
 		{"en a job of three words, where it is done", en, "Alice is a high school chemistry teacher in Boise", []ingest.Fact{
 			f("occupation", "occupation", "high school chemistry teacher", "", "en"), f("location", "location", "Boise", "", "en")}},
