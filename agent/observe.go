@@ -312,10 +312,11 @@ func realQuestion(q string, turn Lexicon) (string, bool) {
 }
 
 // asksOther reports whether the words after a turn marker name whom else
-// it asks (他, 她, them).
+// it asks (问问他, 问问她). Not in English: its markers ask no one ("anyway,
+// her new job…").
 func asksOther(rest string) bool {
 	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
-	return strings.HasPrefix(rest, "他") || strings.HasPrefix(rest, "她") || strings.HasPrefix(rest, "them ") || strings.HasPrefix(rest, "him ") || strings.HasPrefix(rest, "her ")
+	return strings.HasPrefix(rest, "他") || strings.HasPrefix(rest, "她")
 }
 
 // afterPreamble returns the question a message asks after a chatty
