@@ -107,6 +107,9 @@ func TestDrillKill9(t *testing.T) {
 	for u := range turnUsers {
 		waitJobsSettled(t, ts.as(u))
 	}
+	// The jobs done last wrote events, which go through the index outbox
+	// as messages do: the check below waits for them too.
+	ts.waitIndexed()
 	recovered := time.Since(recoverStart)
 	var h httpapi.HealthResponse
 	ts.as("").Do("GET", "/healthz", nil, http.StatusOK, &h)
