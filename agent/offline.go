@@ -270,14 +270,21 @@ func (or *offlineRun) observe() {
 	// to ask by, "上次说的那家火锅店，叫啥来着", nor when the clauses before
 	// ask, also by an alternative (我练车是周六还是周日), request or name a
 	// matter: "帮我捋一下装修那摊事，现在到哪一步了".)
-	if cs := clauses(strings.ToLower(content)); o.zh && len(cs) > 1 && len(rel.evidence) > 0 &&
-		!slices.ContainsFunc(rel.evidence, func(t string) bool { return strings.Contains(cs[len(cs)-1], t) }) &&
-		countHits(cs[len(cs)-1], rel.kind) > 0 && !slices.ContainsFunc(cs[:len(cs)-1], func(c string) bool {
-		return asksSomething(c) || asksPlainly(c) || strings.Contains(c, "还是") || requests(c) || strings.Contains(c, "帮我") || namesMatter(c)
-	}) {
-		rel.terms, rel.evidence, rel.scene = nil, nil, nil
+	if cs := clauses(strings.ToLower(content)); o.zh && len(cs) > 1 && len(rel.evidence) > 0 {
+		last := cs[len(cs)-1]
+		if !slices.ContainsFunc(rel.evidence, func(t string) bool { return strings.Contains(last, t) }) &&
+			countHits(last, rel.kind) > 0 && !slices.ContainsFunc(cs[:len(cs)-1], asksOrNames) {
+			rel.terms, rel.evidence, rel.scene = nil, nil, nil
+		}
 	}
 	or.o, or.rel = o, rel
+}
+
+// asksOrNames reports whether a clause before a question's last asks
+// (also by an alternative, 周六还是周日), requests or names a matter: part
+// of the question, not its reason.
+func asksOrNames(c string) bool {
+	return asksSomething(c) || asksPlainly(c) || strings.Contains(c, "还是") || requests(c) || strings.Contains(c, "帮我") || namesMatter(c)
 }
 
 // possessive drops the 家 of "我家" where it says whose, not where: before
@@ -949,7 +956,8 @@ func (or *offlineRun) perMillion(t string) float64 {
 	if isCJKString(t) {
 		return n
 	}
-	for _, suf := range []string{"s", "e", "es", "ed", "ing", "y", "ies", "ic"} {
+	// stem's suffixes, and the e that minut, nurs and decid lost with theirs.
+	for _, suf := range append([]string{"e"}, stemSuffixes...) {
 		n = max(n, or.freq.PerMillion(t+suf))
 	}
 	return n

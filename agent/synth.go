@@ -145,9 +145,12 @@ func contentChars(question string, asking Lexicon) []string {
 	return out
 }
 
+// stemSuffixes are the suffixes stem trims, longest first.
+var stemSuffixes = []string{"ies", "ing", "ed", "es", "ic", "y", "s"}
+
 // stem trims common English suffixes so that "allergies" meets "allergic".
 func stem(w string) string {
-	for _, suf := range []string{"ies", "ing", "ed", "es", "ic", "y", "s"} {
+	for _, suf := range stemSuffixes {
 		if len(w)-len(suf) >= 4 && strings.HasSuffix(w, suf) {
 			return w[:len(w)-len(suf)]
 		}
