@@ -84,6 +84,7 @@ type lexiconFile struct {
 		Vocab    map[string][]string `yaml:"vocab"`
 		SlotDrop string              `yaml:"slot_drop"`
 		Kinds    []string            `yaml:"kinds"`
+		Places   bool                `yaml:"places"`
 	} `yaml:"categories"`
 	SlotStrip map[string][]string `yaml:"slot_strip"`
 	Rules     []struct {
@@ -121,6 +122,8 @@ type category struct {
 	// kinds are the WordNet senses its things are kinds of (beverage#1),
 	// as noun and sense number.
 	kinds []kindSense
+	// places: its things are the places the dictionary knows (成都, 南湖区).
+	places bool
 }
 
 type rule struct {
@@ -265,7 +268,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	lx := &lexicon{cats: map[string]*category{}, vague: map[string]bool{}}
 	var err error
 	for i, c := range f.Categories {
-		cat := &category{name: c.Name, order: i, single: c.Single, tag: c.Tag, summary: c.Summary, negative: c.Negative}
+		cat := &category{name: c.Name, order: i, single: c.Single, tag: c.Tag, summary: c.Summary, negative: c.Negative, places: c.Places}
 		if cat.vocab, err = wordsRE(both(c.Vocab)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: category %s vocab: %w", c.Name, err)
 		}
@@ -320,8 +323,8 @@ func loadLexicon(b []byte) (*lexicon, error) {
 		kind := "" // one {kind:…} a rule
 		for _, c := range f.Categories {
 			if strings.Contains(pat, "{kind:"+c.Name+"}") {
-				if len(c.Kinds) == 0 && len(c.Vocab) == 0 {
-					return nil, fmt.Errorf("ingest: fact lexicon: rule %d: {kind:%s}, a category with no kinds and no vocab", i, c.Name)
+				if len(c.Kinds) == 0 && len(c.Vocab) == 0 && !c.Places {
+					return nil, fmt.Errorf("ingest: fact lexicon: rule %d: {kind:%s}, a category with no kinds, vocab or places", i, c.Name)
 				}
 				kind = c.Name
 				pat = strings.ReplaceAll(pat, "{kind:"+c.Name+"}", kindSlot[r.Lang])
@@ -482,6 +485,12 @@ var enPrep = map[string]bool{"on": true, "in": true, "at": true, "with": true, "
 // selfMark stands for the subject inside a predicate ("walks Ann's dog"
 // is matched as "walks \uE1FF's dog"), so that rules can name it as {self}.
 const selfMark = '\uE1FF'
+
+// laughMark ends a clause a laugh followed: what the clause claims the
+// subject is, is the joke ("I'm Batman lol, live in Gotham"), not what
+// the other clauses of the text say ("I'm a sous chef, live in Busan, and
+// I can't stand cilantro lol").
+const laughMark = '\uE1FE'
 
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
 // emoji (chat's punctuation: "刚下夜班 🥱 我在医院当护士"), and the
@@ -754,7 +763,8 @@ func (lx extraction) stripLead(s string) string {
 
 // claimsToBe opens a predicate that says what the subject is ("是秦始
 // 皇", "'s a wizard", "的职业是睡觉专家"): in a text that laughs it is the
-// joke ("I'm a professional procrastinator lol"), however far the laugh.
+// joke ("I'm a professional procrastinator lol") unless another fact
+// comes between it and the laugh (laughedOff).
 var claimsToBe = regexp.MustCompile(`^(?:就是|是|乃|的(?:职业|工作|身份|工资)是|(?i:is|'s|’s|am)\s+(?:a|an|the|basically|secretly|actually|literally|officially|like)\b)`)
 
 // ExtractFacts returns the long-lived facts text states about subj, in the
@@ -801,11 +811,12 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		return nil
 	}
 	text = lx.readNotes(text)
+	text = zhHearsay.ReplaceAllString(text, "$1$2")
 	laughs := lx.laughter != nil && lx.laughter.MatchString(text)
 	if laughs {
 		// A laugh is no word of a value ("never cook lol"): it ends a
 		// clause ("lol I play bass", "在杭州做前端 😂 以后请多指教").
-		text = lx.laughter.ReplaceAllString(text, "，")
+		text = lx.laughter.ReplaceAllString(text, string(laughMark)+"，")
 		// A one-liner that laughs is the joke ("张三住在月球，哈哈", "I'm
 		// Batman haha"); a fact laughed at comes with more ("ngl I hate
 		// cilantro with a passion 😂 tastes like soap").
@@ -820,10 +831,13 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	implicit := lx.namesNoOne(text, starts)
 	first := true
 	var out []Fact
-	about := false // the clause before was about subj
-	var ante *Fact // the last fact stated or recalled, for an ellipsis
-	prev := -1     // the fact of the clause before in out, or -1
+	about := false         // the clause before was about subj
+	var ante *Fact         // the last fact stated or recalled, for an ellipsis
+	prev := -1             // the fact of the clause before in out, or -1
+	var spans []clauseSpan // a span of out for each clause
 	for _, c := range splitAtSubject(splitClauses(text), starts) {
+		spans = append(spans, clauseSpan{from: len(out), laughed: strings.ContainsRune(c.text, laughMark)})
+		c.text = strings.ReplaceAll(c.text, string(laughMark), "")
 		s := lx.stripParticles(notQuestion.Replace(joinHan(lx.stripTimes(lx.stripLead(c.text)))))
 		last := prev
 		prev = -1
@@ -831,6 +845,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			continue
 		}
 		rest, explicit, we := "", false, false
+		elided := false // the clause goes on about subj without naming it
 		for _, f := range starts {
 			if startsWithName(s, f) {
 				rest, explicit = s[len(f):], true
@@ -877,15 +892,16 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			rest, we = s[len(lx.we.FindString(s)):], true
 			rest = enThird(rest)
 		case about && !otherSubject.MatchString(s):
-			rest = s
+			rest, elided = s, true
 		default:
 			about = false
 			continue
 		}
-		if c.question || lx.asks(s) || lx.skips(s) || laughs && explicit && claimsToBe.MatchString(strings.TrimSpace(rest)) {
+		if c.question || lx.asks(s) || lx.skips(s) {
 			about = false
 			continue
 		}
+		spans[len(spans)-1].claim = laughs && explicit && claimsToBe.MatchString(strings.TrimSpace(rest))
 		for _, f := range forms {
 			rest = strings.ReplaceAll(rest, f, string(selfMark))
 		}
@@ -893,8 +909,8 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		rest = enReported(rest)
 		rest = lx.zhReported(rest)
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
-		if implicit && textLang(pred) == "en" {
-			pred = enImplicit(pred)
+		if (implicit || elided && enGoesOn(pred)) && textLang(pred) == "en" {
+			pred = enImplicit(pred) // "I'm a sous chef, live in Busan"
 		}
 		pred, past := lx.cutPast(pred)
 		var fs []Fact
@@ -960,10 +976,14 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		}
 		// A time the historian wrote ("现在" is "截至…") marks a change.
 		timed := lx.stripTimes(c.text) != strings.TrimSpace(spaces.ReplaceAllString(c.text, " "))
-		if !past && !timed && lx.narrows(out, last, strings.TrimSpace(rest), fs) {
-			a := out[last]
-			ante, prev = &a, last
-			continue
+		if !past && !timed {
+			if more, ok := lx.narrows(out, last, strings.TrimSpace(rest), fs); ok && len(more) == 0 {
+				a := out[last]
+				ante, prev = &a, last
+				continue
+			} else if ok {
+				fs = more // "刚搬来深圳 在南山一家游戏公司做测试": the job is new
+			}
 		}
 		if a := fs[len(fs)-1]; !opens {
 			ante = &a
@@ -974,10 +994,51 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		out = append(out, fs...)
 		prev = len(out) - 1
 	}
+	out = laughedOff(out, spans)
 	name := cmp.Or(subj.Name, subj.ID)
 	for i := range out {
 		out[i].Value = strings.ReplaceAll(out[i].Value, string(selfMark), name)
 		out[i].Slot = strings.ReplaceAll(out[i].Slot, string(selfMark), strings.ToLower(name))
+	}
+	return out
+}
+
+// clauseSpan is where a clause's facts start in a text's facts, whether a
+// laugh followed the clause and whether it claims what the subject is.
+type clauseSpan struct {
+	from           int
+	laughed, claim bool
+}
+
+// laughedOff drops the facts of a clause that claims what the subject is
+// when a laugh follows it before another clause states a fact: the laugh
+// is at the claim ("我是火星人 来地球出差的 哈哈哈"), not at a fact said
+// between ("I'm a sous chef, live in Busan, and I can't stand cilantro
+// lol" laughs at the cilantro).
+func laughedOff(out []Fact, spans []clauseSpan) []Fact {
+	end := func(i int) int {
+		if i+1 < len(spans) {
+			return spans[i+1].from
+		}
+		return len(out)
+	}
+	var drop []int // clauses whose facts go
+	for i, sp := range spans {
+		if !sp.claim || sp.from == end(i) {
+			continue
+		}
+		for j := i; j < len(spans); j++ {
+			if j > i && spans[j].from < end(j) && !spans[j].claim {
+				break // a fact said after the claim: the laugh is at that
+			}
+			if spans[j].laughed {
+				drop = append(drop, i)
+				break
+			}
+		}
+	}
+	for _, i := range slices.Backward(drop) {
+		out = slices.Delete(out, spans[i].from, end(i))
 	}
 	return out
 }
@@ -1073,6 +1134,15 @@ var enLeadAdverb = map[string]bool{"never": true, "always": true, "usually": tru
 // climbing"): they are dropped, as after a subject.
 var enDropAdverb = map[string]bool{"currently": true, "really": true, "still": true, "just": true, "also": true, "totally": true, "basically": true, "actually": true, "honestly": true}
 
+// enGoesOn reports whether a clause with no subject after one about the
+// subject opens with the subject's next verb ("I'm a nurse, live in
+// Leeds"): not chat's filler "like" ("I live on espresso, like four shots
+// a day") nor the next item of a list ("love hiking and camping").
+func enGoesOn(pred string) bool {
+	verb, _, _ := strings.Cut(strings.ToLower(pred), " ")
+	return verb != "like" && !strings.HasSuffix(verb, "ing")
+}
+
 // enImplicit puts the verb that opens a clause without a subject in the
 // third person, as the rules expect: "Been living in" is "has been living
 // in", "Working as" is "is working as", "Live in" is "lives in".
@@ -1162,7 +1232,7 @@ func (lx *lexicon) compileNotes(labels []noteLabel, selfNames []string) error {
 	}
 	slices.SortFunc(alts, func(a, b string) int { return len(b) - len(a) })
 	var err error
-	lx.notes, err = regexp.Compile(`(?i)^\s*(?:[-•*·]\s*)?(?:` + strings.Join(owners, "|") + `)?(` + strings.Join(alts, "|") + `)\s*[:：]\s*`)
+	lx.notes, err = regexp.Compile(`(?i)^\s*(?:[-•*·]\s*)?(?:` + strings.Join(owners, "|") + `)?(` + strings.Join(alts, "|") + `)\s*[:：=]\s*`)
 	if err != nil {
 		return fmt.Errorf("ingest: fact lexicon: note_labels: %w", err)
 	}
@@ -1189,6 +1259,13 @@ func (lx extraction) readNotes(text string) string {
 			continue
 		}
 		label := strings.ToLower(p[m[2]:m[3]])
+		if lx.noteSay[label] == nil {
+			// A label of the notes as a whole before a labelled part
+			// ("note: 所在地=无锡"): the part's own label reads it.
+			if n := lx.notes.FindStringSubmatchIndex(value); n != nil && strings.TrimSpace(value[n[1]:]) != "" {
+				label, value = strings.ToLower(value[n[2]:n[3]]), strings.TrimSpace(value[n[1]:])
+			}
+		}
 		lang := textLang(value)
 		if lang != "en" {
 			lang = "zh"
@@ -1206,8 +1283,13 @@ func (lx extraction) readNotes(text string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return strings.TrimSpace(p) == "" }), sep)
 }
 
-// notePart separates the parts of a bot's notes.
-var notePart = regexp.MustCompile(`\s*[；;\n]+\s*`)
+// notePart separates the parts of a bot's notes
+// ("职业：幼师；所在地：无锡", "Occupation: welder / Location: Gdańsk").
+var notePart = regexp.MustCompile(`\s*[；;\n]+\s*|\s+/\s+`)
+
+// zhHearsay is a bot's note that opens by whose word it is ("据用户说，他
+// 老家是鹤岗的"): the user's, and the pronoun after it is the user.
+var zhHearsay = regexp.MustCompile(`(^|[，。；;\s])据((?:该|这位)?用户|对方)(?:所|自己)?(?:说|讲|称|介绍|透露|反馈|描述)[，,：:]?\s*(?:他|她|TA|自己)?`)
 
 // zhReport is what a bot writes in Chinese when it reports the sender's
 // words ("用户提到他在宁波港做调度", "对方称自己在腾讯做策划").
@@ -1399,22 +1481,25 @@ var narrowLead = regexp.MustCompile(`^(?:在|(?i:is (?:in|at|based in)) )`)
 // clause before stated ("住在成都，在高新区" lives in 成都高新区; "是腾讯的员
 // 工，在IEG" works at 腾讯IEG), where it would otherwise replace it. What
 // used to be is no antecedent here, and an adverb marks a change
-// ("以前在北京，现在在上海" and "家在郑州，现在在北京" still move).
-func (lx extraction) narrows(out []Fact, last int, rest string, fs []Fact) bool {
-	if len(fs) != 1 || last < 0 || !narrowLead.MatchString(rest) {
-		return false
+// ("以前在北京，现在在上海" and "家在郑州，现在在北京" still move). The
+// clause's other facts are returned ("刚搬来深圳 在南山一家游戏公司做测试"
+// lives in 深圳南山 and has a new job), ok when it narrowed.
+func (lx extraction) narrows(out []Fact, last int, rest string, fs []Fact) (more []Fact, ok bool) {
+	if last < 0 || !narrowLead.MatchString(rest) {
+		return fs, false
 	}
-	o, f := &out[last], fs[0]
-	if o.Category != f.Category || !lx.cats[o.Category].single || strings.Contains(o.Value, f.Value) {
-		return false
+	o := &out[last]
+	i := slices.IndexFunc(fs, func(f Fact) bool { return f.Category == o.Category })
+	if i < 0 || !lx.cats[o.Category].single || strings.Contains(o.Value, fs[i].Value) {
+		return fs, false
 	}
 	sep := ""
 	if o.Lang == "en" {
 		sep = ", "
 	}
-	o.Value += sep + f.Value
+	o.Value += sep + fs[i].Value
 	o.Slot = lx.slot(lx.cats[o.Category], o.Value)
-	return true
+	return slices.Delete(slices.Clone(fs), i, i+1), true
 }
 
 // nextItem is the fact of a clause that only names the next item of the

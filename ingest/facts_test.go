@@ -68,7 +68,8 @@ func TestExtractFacts(t *testing.T) {
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
 		{"zh not a mouthful", zh, "张三(qq:10001)一口茄子都不吃", []ingest.Fact{f("food", "茄子", "茄子", "negative", "zh")}},
 		// A bot reporting the user's words in Chinese.
-		{"zh reported", zh, "张三(qq:10001)提到他在宁波港做集装箱调度", []ingest.Fact{f("workplace", "workplace", "宁波港", "", "zh")}},
+		{"zh reported", zh, "张三(qq:10001)提到他在宁波港做集装箱调度", []ingest.Fact{
+			f("workplace", "workplace", "宁波港", "", "zh"), f("occupation", "occupation", "集装箱调度", "", "zh")}},
 		{"zh reported of a relative", zh, "张三(qq:10001)说他哥哥在新加坡做投行", []ingest.Fact{f("family", "哥哥", "哥哥", "", "zh")}},
 		{"en pure vegetarian", en, "Alice is pure vegetarian", []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
 		{"zh a gig is a job", zh, "张三(qq:10001)跑外卖跑了两年多", []ingest.Fact{f("occupation", "occupation", "跑外卖", "", "zh")}},
@@ -414,6 +415,20 @@ func TestExtractFactsKinds(t *testing.T) {
 			[]ingest.Fact{f("food", "生鱼片", "生鱼片", "negative", "zh")}, []ingest.Fact{f("food", "鱼", "鱼", "negative", "zh")}},
 		{"zh what a drink does, the drink first", zh, "豆浆张三(qq:10001)一喝肚子就胀",
 			[]ingest.Fact{f("drink", "豆浆", "豆浆", "negative", "zh")}, []ingest.Fact{f("drink", "豆浆", "豆浆", "negative", "zh")}},
+		// A place the dictionary knows is where one lives, not a workplace;
+		// a place before a workplace is both, and a district after a city
+		// said before narrows it.
+		{"zh a city where one works", zh, "张三(qq:10001)在成都当护士",
+			[]ingest.Fact{f("location", "location", "成都", "", "zh"), f("occupation", "occupation", "护士", "", "zh")},
+			[]ingest.Fact{f("workplace", "workplace", "成都", "", "zh"), f("occupation", "occupation", "护士", "", "zh")}},
+		{"zh a city before a workplace", zh, "张三(qq:10001)在广州一家粤菜馆当厨师",
+			[]ingest.Fact{f("workplace", "workplace", "广州一家粤菜馆", "", "zh"), f("occupation", "occupation", "厨师", "", "zh"), f("location", "location", "广州", "", "zh")},
+			[]ingest.Fact{f("workplace", "workplace", "广州一家粤菜馆", "", "zh"), f("occupation", "occupation", "厨师", "", "zh")}},
+		{"zh a district after the city", zh, "张三(qq:10001)刚搬来深圳 在南山一家游戏公司做测试",
+			[]ingest.Fact{f("location", "location", "深圳南山", "", "zh"), f("workplace", "workplace", "南山一家游戏公司", "", "zh"), f("occupation", "occupation", "测试", "", "zh")},
+			[]ingest.Fact{f("location", "location", "深圳", "", "zh"), f("workplace", "workplace", "南山一家游戏公司", "", "zh"), f("occupation", "occupation", "测试", "", "zh")}},
+		{"en a job of nouns before the one WordNet knows", en, "Alice is an air traffic controller",
+			[]ingest.Fact{f("occupation", "occupation", "air traffic controller", "", "en")}, nil},
 		{"en drink is a verb here", en, "Alice is a vegetarian and Alice doesn't drink",
 			[]ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}, []ingest.Fact{f("diet", "diet", "vegetarian", "", "en")}},
 	}
@@ -424,6 +439,51 @@ func TestExtractFactsKinds(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.none, ingest.ExtractFacts(tt.text, tt.subj, nil)); diff != "" {
 				t.Errorf("without: ExtractFacts(%q) (-want +got):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
+// TestObservationFacts: what the profile learns from an observation as a
+// bot sends it (first person, laughs, notes, hearsay), through the
+// offline historian with WordNet and the dictionary.
+func TestObservationFacts(t *testing.T) {
+	h := ingest.NewHistorian(ingest.HistorianConfig{Kinds: testKinds(t)})
+	zh := ingest.Subject{ID: "qq:10001", Name: "张三"}
+	en := ingest.Subject{ID: "qq:20002", Name: "Alice"}
+	tests := []struct {
+		name string
+		subj ingest.Subject
+		obs  string
+		want []string // category=value/polarity
+	}{
+		// A laugh is at the clause it follows: a claim before it is the
+		// joke, a fact between a claim and the laugh is what it laughs at.
+		{"en a laugh at the last fact", en, "I'm a sous chef, live in Busan, and I can't stand cilantro lol",
+			[]string{"location=Busan/", "occupation=sous chef/", "food=cilantro/negative"}},
+		{"zh a laugh after the joke goes on", zh, "我是火星人 来地球出差的 哈哈哈 别告诉别人", nil},
+		{"en a clause that goes on without a subject", en, "I'm a nurse, live in Leeds", []string{"location=Leeds/", "occupation=nurse/"}},
+		{"en a list still reads its items", en, "I love hiking and camping", []string{"hobby=camping/positive", "hobby=hiking/positive"}},
+		{"en like as a filler", en, "I live on espresso, like four shots a day", []string{"drink=espresso/positive"}},
+		{"en a place with diacritics", en, "I live in Gdańsk", []string{"location=Gdańsk/"}},
+		{"en notes split by slashes", en, "Occupation: welder / Location: Kraków", []string{"location=Kraków/", "occupation=welder/"}},
+		{"zh notes with = after a notes label", zh, "note: 所在地=于都县; 爱好=十字绣; 在学=手语",
+			[]string{"location=于都县/", "hobby=十字绣/positive", "learning=手语/"}},
+		{"zh hearsay opens the note", zh, "据用户说，他老家是鹤岗的", []string{"hometown=鹤岗/"}},
+		{"zh a class's level before 的", zh, "最近报了个会计初级的课", []string{"learning=会计/"}},
+		{"zh what happens without a drink", zh, "我每天一杯冰美式，不喝就犯困", []string{"drink=冰美式/positive"}},
+		{"zh a trade dealt in", zh, "我在柯桥做面料生意", []string{"occupation=面料生意/", "workplace=柯桥/"}},
+		{"en a major and where", en, "I'm majoring in chemistry at Rutgers", []string{"school=Rutgers/", "learning=chemistry/"}},
+		{"en a school called Tech", en, "I'm at Georgia Tech", []string{"school=Georgia Tech/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, tr := range profileTraits(t, h, tt.obs, tt.subj) {
+				got = append(got, tr.Category+"="+tr.Value+"/"+tr.Polarity)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tt.obs, diff)
 			}
 		})
 	}

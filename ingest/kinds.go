@@ -105,6 +105,9 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 			return lx.wholeWord(v, loc, lang), true
 		}
 	}
+	if c.places {
+		return lx.kinds.leadingPlaces(v, lang)
+	}
 	if lx.kinds == nil || len(c.kinds) == 0 {
 		return "", false
 	}
@@ -144,7 +147,10 @@ func (lx extraction) kindValue(cat, v, lang string) (string, bool) {
 		for j := min(len(words), i+maxKindWords); j > i; j-- {
 			w := strings.Join(words[i:j], " ")
 			if lx.kinds.englishIs(cat, strings.ToLower(w)) {
-				return w, true
+				if cat == "occupation" {
+					i = lx.kinds.compound(words, i)
+				}
+				return strings.Join(words[i:j], " "), true
 			}
 		}
 	}
@@ -171,6 +177,22 @@ func (lx extraction) wholeWord(v string, loc []int, lang string) string {
 		at = end
 	}
 	return v[loc[0]:loc[1]]
+}
+
+// compound is where the job whose head starts at words[i] starts: the
+// nouns right before the head that name what kind of one it is (an air
+// traffic controller, a software engineer), not articles, numbers or
+// words more often adjectives or verbs (a really good cook is a cook).
+func (k *Kinds) compound(words []string, i int) int {
+	start := i
+	for start > 0 && i-start < maxKindWords-1 {
+		lower := strings.ToLower(words[start-1])
+		if quantityEN[lower] || enPrep[lower] || !k.wn.Noun(lower) {
+			break
+		}
+		start--
+	}
+	return start
 }
 
 // englishIs reports whether an English noun (lower case) names a thing of
@@ -207,6 +229,27 @@ func (k *Kinds) chineseIs(cat, word string) bool {
 	return false
 }
 
+// leadingPlaces returns the places a Chinese value opens with, the
+// dictionary's words that are places one after another (嘉兴南湖区 of
+// "嘉兴南湖区", 广州 of "广州一家粤菜馆"): a place and where in it. ok is
+// false when the value opens with none (or k is nil, or v is English).
+func (k *Kinds) leadingPlaces(v, lang string) (string, bool) {
+	if k == nil || k.dict == nil || lang != "zh" {
+		return "", false
+	}
+	if k.dict.Place(v) {
+		return v, true
+	}
+	var b strings.Builder
+	for _, w := range k.dict.Segment(v) {
+		if !k.dict.Place(w) {
+			break
+		}
+		b.WriteString(w)
+	}
+	return b.String(), b.Len() > 0
+}
+
 // category returns the category a value names a thing of as a whole (an
 // English noun; a Chinese word of the dictionary), by the most common of
 // its first senses (rerouteSenses) that is a thing of any category's
@@ -218,8 +261,10 @@ func (k *Kinds) category(v, lang string) string {
 	}
 	// A place the dictionary names (成都) is where one lives, for a rule
 	// that may send its value there (在成都跑滴滴).
-	if lang == "zh" && k.dict.Place(v) {
-		return "location"
+	if lang == "zh" {
+		if p, _ := k.leadingPlaces(v, lang); p == v {
+			return "location"
+		}
 	}
 	senses := []string{strings.ToLower(strings.TrimSpace(v))}
 	if lang == "zh" {

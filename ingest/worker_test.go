@@ -387,7 +387,9 @@ func TestWorkerGate(t *testing.T) {
 
 	g.Refuse(false)
 	waitUntil("the job is done", func() bool { return mustJob(t, s, id).State == storage.JobDone })
-	if _, outcomes := g.Counts(); len(outcomes) == 0 || slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
+	// The round that finished the job reports after its commit.
+	waitUntil("an outcome is reported", func() bool { _, outcomes := g.Counts(); return len(outcomes) > 0 })
+	if _, outcomes := g.Counts(); slices.ContainsFunc(outcomes, func(err error) bool { return err != nil }) {
 		t.Fatalf("outcomes with a healthy store: %v", outcomes)
 	}
 
