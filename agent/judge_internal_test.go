@@ -19,7 +19,7 @@ import (
 )
 
 func TestRealQuestion(t *testing.T) {
-	turn := Lexicon{ZH: []string{"真正想问的是", "我想问的是", "我想问问"}, EN: []string{"my real question is"}}
+	turn := Lexicon{ZH: []string{"真正想问的是", "我想问的是", "我想问问", "对了"}, EN: []string{"my real question is"}}
 	for _, tc := range []struct {
 		q, want string
 		ok      bool
@@ -28,6 +28,8 @@ func TestRealQuestion(t *testing.T) {
 		{"Long day, sorry for rambling. My real question is: where do I live?", "where do I live?", true},
 		{"我住哪？", "我住哪？", false},
 		{"我真正想问的是：", "我真正想问的是：", false}, // nothing after the marker
+		// 对了 turns from the preamble to the question.
+		{"制冰机是不是要再买一台啊 唉\n啊对了 新的那家杯子厂商 业务叫什么", "新的那家杯子厂商 业务叫什么", true},
 		// The marker asks someone else.
 		{"小阿姨四月份去哪里旅游的?我想问问她报的哪个团", "小阿姨四月份去哪里旅游的?我想问问她报的哪个团", false},
 	} {
@@ -66,6 +68,8 @@ func TestAfterPreamble(t *testing.T) {
 		{"Version 3.5 shipped. Which release had the login bug?", "Which release had the login bug?", true},
 		// A sentence after the question that asks nothing is its reason.
 		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},
+		// So is one that says who waits for the answer: its 呢 asks nothing.
+		{"我这微信学到哪一步了 从头给我捋捋 朵朵问我呢", "我这微信学到哪一步了 从头给我捋捋", true},
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
 		// A sentence before that asks by a plain word of asking goes with it

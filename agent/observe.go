@@ -335,9 +335,16 @@ func asksOther(rest string) bool {
 // message whose sentences ask nothing is left whole.
 func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	sents := sentences(q)
-	// Trailing pleasantries ("谢谢！", "thanks!") are no sentence of it.
-	for len(sents) > 1 && !isQuestionText(sents[len(sents)-1]) && len(keyTerms(sents[len(sents)-1], filler)) <= 1 &&
-		utf8.RuneCountInString(sents[len(sents)-1]) <= 12 {
+	// Trailing pleasantries ("谢谢！", "thanks!") are no sentence of it,
+	// nor is one that says who is waiting for the answer ("朵朵问我呢").
+	waiting := false // a sentence saying who waits was left out
+	for len(sents) > 1 {
+		s := sents[len(sents)-1]
+		if w := !asksSomething(s) && statesNe.MatchString(strings.TrimSpace(s)); w {
+			waiting = true
+		} else if isQuestionText(s) || len(keyTerms(s, filler)) > 1 || utf8.RuneCountInString(s) > 12 {
+			break
+		}
 		sents = sents[:len(sents)-1]
 	}
 	last := len(sents) - 1
@@ -348,6 +355,9 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	// ("我吃的喝的要注意啥") is the question.
 	if last < 0 && len(sents) > 1 && asksSomething(sents[len(sents)-1]) {
 		last = len(sents) - 1
+	}
+	if last < 0 && waiting && slices.ContainsFunc(sents, asksSomething) {
+		return strings.Join(sents, " "), true
 	}
 	if last < 0 {
 		return q, false

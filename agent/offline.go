@@ -1311,8 +1311,13 @@ func isQuestionText(s string) bool {
 		return true
 	}
 	t := strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '~' || r == '.' || r == '。' })
-	return strings.HasSuffix(t, "吗") || strings.HasSuffix(t, "呢")
+	return strings.HasSuffix(t, "吗") || strings.HasSuffix(t, "呢") && (whWord.MatchString(t) || !statesNe.MatchString(t))
 }
+
+// statesNe is a sentence whose 呢 tells what is going on, not asks: someone
+// asking, pressing or waiting for the user ("朵朵问我呢", "老板催着呢"),
+// the reason given after a question.
+var statesNe = regexp.MustCompile(zhForms(`(?:问|催|等|找|喊|叫|盼)(?:我|着|我们)呢$|着呢$`))
 
 // anchor fetches the neighbours of the best supported hits before
 // trusting them; a reply like "开玩笑的" changes what a message means.
