@@ -114,6 +114,10 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "revised plan", question: "官网改版什么时候发布？", cited: []string{"m9"}, forbidden: []string{"m8"}, note: "the later one revises it"},
 		{name: "a plan's day moved", question: "点餐小程序什么时候发版？", cited: []string{"m53"}, forbidden: []string{"m52"}, note: "the later one revises it"},
 		{name: "plan asked about the past", question: "官网改版原来定的哪天发布？", cited: []string{"m8"}},
+		// A matter's course has its revisions among its steps: the first
+		// plan is not set aside as revised (the words that ask for the
+		// course, 帮我捋一下 and 咋回事, are no content).
+		{name: "a plan's course keeps what was revised", question: "点餐小程序发版那个事从头到尾是咋回事 帮我捋一下", cited: []string{"m52"}},
 		{name: "a named project is no subject", question: "Atlas 里我负责哪块？", cited: []string{"m10"}},
 		{name: "a number asked, none given", question: "How old is my partner?", noEvidence: true, forbidden: []string{"m12"}, note: "gives no number"},
 		{name: "a number asked and given", question: "我的猫几岁了？", cited: []string{"m7"}},

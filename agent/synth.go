@@ -1076,7 +1076,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		kind := answerKind(r.question)
 		kept = r.latest(kept, latestOpts{revisions: chat, names: lowerAll(o.names), broad: rel.broad, topics: o.topics, bears: bears,
 			gives: func(c *candidate) bool { ok, _ := gives(c); return ok && (kind == nil || kind(c.ev.Content)) }, kind: kind})
-	case !o.past && chat:
+	case !o.past && chat && !o.thread:
+		// (A matter's course, "搬家那个事从头到尾是咋个回事", has its
+		// revisions among its steps.)
 		kept = r.latest(kept, latestOpts{revisedOnly: true, revisions: true, names: lowerAll(o.names), broad: rel.broad})
 	}
 	kept = r.keepOnlyWhy(kept, func(c *candidate) (bool, string) {
