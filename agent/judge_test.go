@@ -158,6 +158,34 @@ func TestOfflineJudgement(t *testing.T) {
 	}
 }
 
+// TestPetNameJudgement: a question asking a pet's name is answered by a
+// message that gives one, not by one about a pet that gives none (the
+// neighbour's cat, a roommate's cat sleeping on the desk).
+func TestPetNameJudgement(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 3, d, 20, 0, 0, 0, time.UTC) }
+	user := func(id string, d int, text string) storage.Message {
+		return storage.Message{ID: id, Role: "user", SenderID: "7", SenderName: "Huimin", ConversationID: "p", CreatedAt: day(d), Content: text}
+	}
+	noName := serviceWith(t, "qq:7", []storage.Message{
+		user("n1", 2, "Btw the neighbour's cat keep coming to sleep outside my door, orange one, very manja"),
+		user("n2", 5, "室友的猫又跳上我桌子把电脑踩到死机"),
+	})
+	named := serviceWith(t, "qq:7", []storage.Message{
+		user("n1", 2, "Btw the neighbour's cat keep coming to sleep outside my door, orange one, very manja"),
+		user("n3", 8, "我家猫儿叫汤圆 橘的 胖得很"),
+	})
+	for _, tc := range []struct {
+		svc *queryapi.Service
+		judgeCase
+	}{
+		{noName, judgeCase{name: "no name given", question: "我有没有跟你讲过我养的猫叫什么名字？", noEvidence: true, forbidden: []string{"n1", "n2"}}},
+		{noName, judgeCase{name: "no name given, in English", question: "What's my cat called?", noEvidence: true, forbidden: []string{"n1", "n2"}}},
+		{named, judgeCase{name: "a name after 叫", question: "我养的猫叫什么名字？", cited: []string{"n3"}, forbidden: []string{"n1"}}},
+	} {
+		tc.check(t, agent.New(tc.svc, mustSkill(t)), "qq:7", "2026-05-01T12:00:00Z")
+	}
+}
+
 // TestBilingualJudgement holds the offline brain to matching a question
 // in one language with what was said in the other, through the dictionary
 // (a few real CC-CEDICT entries), and to abstaining when only part of the

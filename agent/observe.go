@@ -36,6 +36,10 @@ type observation struct {
 	past    bool // the question asks about the past (以前, 当初, used to, originally)
 	number  bool // the question asks for a quantity one message states (几岁, how old, phone number)
 	age     bool // the question asks for an age (几岁, how old)
+	// petName: the question asks a pet's name ("我养的猫叫什么名字", "what's
+	// my dog called"): a message that gives none (the neighbour's cat
+	// sleeping outside) does not answer it.
+	petName bool
 	// aggregate: the question asks for several things, each said in its
 	// own message (哪些, 几次, how many, "what books has Melanie read"):
 	// the answer is cited more widely.
@@ -142,6 +146,7 @@ func (r *run) observe() observation {
 	}
 	o.relation = relationOf(lower, p.Relations, true)
 	o.people = relationOf(lower, p.Relations, false)
+	o.petName = o.people == "" && !o.aggregate && asksName.MatchString(lower) && countHits(lower, p.Topics["pet"].Words()) > 0
 	return o
 }
 

@@ -240,6 +240,10 @@ func (or *offlineRun) observe() {
 	if o.people != "" && asksName.MatchString(strings.ToLower(r.question)) {
 		rel.namesPeople = namesOneOf(p.Relations[o.people], or.dict)
 	}
+	if o.petName {
+		pets := p.Topics["pet"].Words()
+		rel.namesPet = func(content string) bool { return or.namesPet(content, pets) }
+	}
 	for _, terms := range []map[string]func(string) bool{partOfDayTerms(rel.evidence), dateTerms(r.question, rel.evidence), whenTerms(r.question, rel.evidence),
 		nameTerms(rel.evidence, rel.namesPeople)} {
 		for t, named := range terms {
@@ -1011,6 +1015,34 @@ func timeWords(p Params) map[string]bool {
 	}
 	return out
 }
+
+// namesPet reports whether a message gives a name as a pet's is given:
+// after 叫 behind an animal or a pause (橘猫，叫馒头; 猫儿叫汤圆), after
+// named/called, behind a pet word (namesAfter), or as a capitalized word
+// English seldom uses (Mochi, Biscuit), not one it often does (Back, Btw).
+func (or *offlineRun) namesPet(content string, pets []string) bool {
+	if len(givenNames(content)) > 0 || len(namesAfter(content, pets, or.dict)) > 0 || petCalled.MatchString(content) {
+		return true
+	}
+	if or.freq == nil {
+		return false
+	}
+	for _, w := range latinWord.FindAllString(content, -1) {
+		if len(w) >= 3 && unicode.IsUpper(rune(w[0])) && w != strings.ToUpper(w) && or.freq.PerMillion(strings.ToLower(w)) < petNameCommon {
+			return true
+		}
+	}
+	return false
+}
+
+// petNameCommon (per million words) is how often English may use a
+// capitalized word that is taken for a name.
+const petNameCommon = 1.0
+
+var (
+	petCalled = regexp.MustCompile(zhForms(`(?:[只条猫狗儿它名，,\s])叫[\p{Han}]{2,3}|\b(?:named|called)\s+[A-Z]`))
+	latinWord = regexp.MustCompile(`[A-Za-z]+`)
+)
 
 // givenNames returns the names a message gives to someone or something:
 // after 叫 or 名字是 behind a measure word or a noun of people or animals

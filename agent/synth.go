@@ -167,6 +167,10 @@ type relevance struct {
 	// user's people (asksName), reports whether a message names someone
 	// of that group (namesOneOf); nil for other questions.
 	namesPeople func(content string) bool
+	// namesPet, for a question that asks a pet's name (observation.petName),
+	// reports whether a message gives a name (offlineRun.namesPet); nil
+	// for other questions.
+	namesPet func(content string) bool
 	// kind are the words of the question's intent and topics; they judge a
 	// question that has no content terms left ("我有什么忌口？") unless a
 	// time window already narrows it (windowed).
@@ -1038,6 +1042,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		// An age is a number said as one (三岁, 32 years old), not a count.
 		if o.age && !hasAge(c.ev.Content) {
 			return false, "gives no age, the question asks for one"
+		}
+		if rel.namesPet != nil && !rel.namesPet(c.ev.Content) {
+			return false, "gives no pet's name, the question asks for one"
 		}
 		for _, kind := range o.kinds {
 			k := p.Kinds[kind]
