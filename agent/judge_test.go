@@ -174,6 +174,10 @@ func TestPetNameJudgement(t *testing.T) {
 		user("n1", 2, "Btw the neighbour's cat keep coming to sleep outside my door, orange one, very manja"),
 		user("n3", 8, "我家猫儿叫汤圆 橘的 胖得很"),
 	})
+	namedEN := serviceWith(t, "qq:7", []storage.Message{
+		user("e1", 3, "The toughest thing lately: we had to say goodbye to Max, our old dog, after ten years."),
+		user("e2", 9, "Guess what - I got a puppy two weeks ago! Her name's Coco and she's adorable."),
+	})
 	for _, tc := range []struct {
 		svc *queryapi.Service
 		judgeCase
@@ -181,6 +185,10 @@ func TestPetNameJudgement(t *testing.T) {
 		{noName, judgeCase{name: "no name given", question: "我有没有跟你讲过我养的猫叫什么名字？", noEvidence: true, forbidden: []string{"n1", "n2"}}},
 		{noName, judgeCase{name: "no name given, in English", question: "What's my cat called?", noEvidence: true, forbidden: []string{"n1", "n2"}}},
 		{named, judgeCase{name: "a name after 叫", question: "我养的猫叫什么名字？", cited: []string{"n3"}, forbidden: []string{"n1"}}},
+		// In English a name is a capitalized word inside a sentence ("say
+		// goodbye to Max") or after "name's".
+		{namedEN, judgeCase{name: "a name inside a sentence", question: "What was the name of the dog I had to say goodbye to?", cited: []string{"e1"}}},
+		{namedEN, judgeCase{name: "a name after name's", question: "What's the name of my new puppy?", cited: []string{"e2"}}},
 	} {
 		tc.check(t, agent.New(tc.svc, mustSkill(t)), "qq:7", "2026-05-01T12:00:00Z")
 	}

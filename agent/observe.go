@@ -146,9 +146,13 @@ func (r *run) observe() observation {
 	}
 	o.relation = relationOf(lower, p.Relations, true)
 	o.people = relationOf(lower, p.Relations, false)
-	o.petName = o.people == "" && !o.aggregate && asksName.MatchString(lower) && countHits(lower, p.Topics["pet"].Words()) > 0
+	o.petName = o.people == "" && !o.aggregate && asksName.MatchString(lower) && !asksWhyHow.MatchString(lower) && countHits(lower, p.Topics["pet"].Words()) > 0
 	return o
 }
+
+// asksWhyHow opens a question that asks why or how, not what: "Why did
+// Joanna name the stuffed dog Tilly?" asks no name.
+var asksWhyHow = regexp.MustCompile(zhForms(`^\W*(?:why|how)\b|为什么|为啥|怎么会|咋会`))
 
 // yesNo reports whether a question asks whether something is so rather
 // than for what, when or who: its last sentence opens with an auxiliary

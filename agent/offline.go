@@ -1024,11 +1024,18 @@ func (or *offlineRun) namesPet(content string, pets []string) bool {
 	if len(givenNames(content)) > 0 || len(namesAfter(content, pets, or.dict)) > 0 || petCalled.MatchString(content) {
 		return true
 	}
-	if or.freq == nil {
-		return false
-	}
-	for _, w := range latinWord.FindAllString(content, -1) {
-		if len(w) >= 3 && unicode.IsUpper(rune(w[0])) && w != strings.ToUpper(w) && or.freq.PerMillion(strings.ToLower(w)) < petNameCommon {
+	for _, loc := range latinWord.FindAllStringIndex(content, -1) {
+		w := content[loc[0]:loc[1]]
+		if len(w) < 3 || !unicode.IsUpper(rune(w[0])) || w == strings.ToUpper(w) {
+			continue
+		}
+		// Mid-sentence, a capitalized word is a name ("say goodbye to
+		// Max"); opening one, only a word English seldom uses is (Mochi,
+		// not Back or Btw).
+		before := strings.TrimRightFunc(content[:loc[0]], unicode.IsSpace)
+		last, _ := utf8.DecodeLastRuneInString(before)
+		midSentence := strings.ContainsFunc(before, unicode.IsLetter) && !strings.ContainsRune(".!?。！？…", last) && !isCJK(last)
+		if midSentence || or.freq != nil && or.freq.PerMillion(strings.ToLower(w)) < petNameCommon {
 			return true
 		}
 	}
@@ -1040,7 +1047,7 @@ func (or *offlineRun) namesPet(content string, pets []string) bool {
 const petNameCommon = 1.0
 
 var (
-	petCalled = regexp.MustCompile(zhForms(`(?:[只条猫狗儿它名，,\s])叫[\p{Han}]{2,3}|\b(?:named|called)\s+[A-Z]`))
+	petCalled = regexp.MustCompile(zhForms(`(?:[只条猫狗儿它名，,\s])叫[\p{Han}]{2,3}|\b(?:named|called|name is|name's|name was)\s+[A-Z]`))
 	latinWord = regexp.MustCompile(`[A-Za-z]+`)
 )
 
