@@ -475,6 +475,8 @@ func TestObservationFacts(t *testing.T) {
 		{"zh a trade dealt in", zh, "我在柯桥做面料生意", []string{"occupation=面料生意/", "workplace=柯桥/"}},
 		{"en a major and where", en, "I'm majoring in chemistry at Rutgers", []string{"school=Rutgers/", "learning=chemistry/"}},
 		{"en a school called Tech", en, "I'm at Georgia Tech", []string{"school=Georgia Tech/"}},
+		{"zh a job in English", zh, "我在字节做product manager", []string{"occupation=product manager/", "workplace=字节/"}},
+		{"en what one teaches and where", en, "I teach ceramics at a community college", []string{"occupation=ceramics/", "workplace=a community college/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
