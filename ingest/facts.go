@@ -1553,7 +1553,11 @@ func (lx extraction) match(predicate string, ante *Fact) (fs []Fact, other bool)
 			continue
 		}
 		if f, _, ok := lx.apply(r, predicate, ante); ok && !slices.ContainsFunc(fs, func(g Fact) bool { return g.Category == f.Category }) {
-			fs = append(fs, f)
+			if r.list {
+				fs = append(fs, lx.items(r, f)...) // "跟爸妈还有奶奶住一块儿"
+			} else {
+				fs = append(fs, f)
+			}
 		}
 	}
 	return fs, false
