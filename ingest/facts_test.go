@@ -476,6 +476,7 @@ func TestObservationFacts(t *testing.T) {
 		{"en a major and where", en, "I'm majoring in chemistry at Rutgers", []string{"school=Rutgers/", "learning=chemistry/"}},
 		{"en a school called Tech", en, "I'm at Georgia Tech", []string{"school=Georgia Tech/"}},
 		{"zh a job in English", zh, "我在字节做product manager", []string{"occupation=product manager/", "workplace=字节/"}},
+		{"zh a class for adults names no subject", zh, "我在学游泳，报了个成人班", []string{"learning=游泳/"}},
 		{"zh the people one lives with, a list", zh, "我跟爸妈还有奶奶住一块儿", []string{"family=奶奶/", "family=爸妈/"}},
 		{"zh living together names no place", zh, "我和爸妈住在一起", []string{"family=爸妈/"}},
 		{"en what weekends go to", en, "I spend weekends birding", []string{"hobby=birding/positive"}},
