@@ -349,7 +349,7 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	waiting := false // a sentence saying who waits was left out
 	for len(sents) > 1 {
 		s := sents[len(sents)-1]
-		if w := !asksSomething(s) && statesNe.MatchString(strings.TrimSpace(s)); w {
+		if !asksSomething(s) && statesNe.MatchString(strings.TrimSpace(s)) {
 			waiting = true
 		} else if isQuestionText(s) || len(keyTerms(s, filler)) > 1 || utf8.RuneCountInString(s) > 12 {
 			break
