@@ -196,6 +196,7 @@ type lexicon struct {
 	we         *regexp.Regexp // a subject that includes the sender
 	weOnly     []string       // the categories a we-clause may state
 	selfLead   []string       // words that open a statement about oneself without a subject
+	kinLead    []string       // Chinese kin of two characters or more, longest first: a first clause they open is about the sender's own
 	selfNames  []string       // how an observation may name the sender (用户, the user)
 	topicStop  *regexp.Regexp // words that keep a text before the sender from being a topic, and the compounds of notStop
 	notStop    []string       // compounds that hold a topic_stop word and are none (小说)
@@ -407,6 +408,12 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	}
 	lx.weOnly = f.WeOnly
 	lx.selfLead = f.SelfLead
+	for _, k := range f.Kin["zh"] {
+		if utf8.RuneCountInString(k) >= 2 {
+			lx.kinLead = append(lx.kinLead, k)
+		}
+	}
+	slices.SortStableFunc(lx.kinLead, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
 	lx.selfNames = f.SelfNames
 	var animals []string
 	for _, c := range f.Categories {
@@ -862,6 +869,11 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 				rest, explicit = s, true // "坐标上海": a statement about oneself
 			} else if implicit && first && len(inverted) == 0 {
 				rest, explicit = s, true // "刚搬到深圳": no one else is named
+			} else if _, ok := cutWord(s, lx.kinLead); ok && first && len(inverted) == 0 && !c.question {
+				// "儿子刚满月", "媳妇儿在医院当麻醉师": a relative named with no
+				// one's before, first, is the sender's (one character, 妈,
+				// also opens 妈的 and 妈呀).
+				rest, explicit = s, true
 			}
 		}
 		first = false
@@ -906,6 +918,10 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			rest = strings.ReplaceAll(rest, f, string(selfMark))
 		}
 		rest = enAuxAdverb.ReplaceAllString(rest, "$1 ")
+		if lx.reportsOther(rest) {
+			about = false
+			continue
+		}
 		rest = enReported(rest)
 		rest = lx.zhReported(rest)
 		pred := lx.stripAdverbs(strings.TrimSpace(rest))
@@ -1187,6 +1203,18 @@ var enReport = regexp.MustCompile(`(?i)^\s*(?:says|said|mentioned|mentions|expla
 
 // enReported drops the report around the sender's words: "mentioned
 // she's a paralegal" is "is a paralegal", "said they live" is "lives".
+// enReportOf opens what a note reports the user said or knows, up to
+// whose it is ("said their roommate", "knows the neighbour").
+var enReportOf = regexp.MustCompile(`(?i)^\s*(?:says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|knows|thinks|told (?:me|us|the assistant|the bot))(?: that)? (?:their|his|her|the|a|an) `)
+
+// reportsOther reports whether rest reports what someone the user has is
+// or does ("said their roommate is allergic to cats"): a third party's
+// fact, not the user's.
+func (lx extraction) reportsOther(rest string) bool {
+	loc := enReportOf.FindStringIndex(rest)
+	return loc != nil && lx.others.MatchString(rest[loc[1]:])
+}
+
 func enReported(rest string) string {
 	m := enReport.FindStringSubmatchIndex(rest)
 	if m == nil {

@@ -482,6 +482,22 @@ func TestObservationFacts(t *testing.T) {
 		{"en what weekends go to", en, "I spend weekends birding", []string{"hobby=birding/positive"}},
 		{"en what weekends go to, not work", en, "I spend weekends working", nil},
 		{"en what one teaches and where", en, "I teach ceramics at a community college", []string{"occupation=ceramics/", "workplace=a community college/"}},
+		// Facts said in passing (observation batch 24).
+		{"zh a relative opening the text is the sender's", zh, "老婆在银行上班，我在街道办坐办公室", []string{"workplace=街道办/", "family=老婆/"}},
+		{"zh a relative opening the text, alone", zh, "闺女今年上初一了", []string{"family=闺女/"}},
+		{"zh driving a machine is a trade", zh, "我在码头开叉车", []string{"occupation=开叉车/"}},
+		{"zh a stall one keeps", zh, "在菜市场门口摆了个卖煎饼的摊", []string{"occupation=卖煎饼/"}},
+		{"zh a promotion names the job", zh, "上个月刚升了店长", []string{"occupation=店长/"}},
+		{"zh born and bred", zh, "土生土长的青岛人", []string{"hometown=青岛/"}},
+		{"zh a diet counted in weeks", zh, "控糖第三周了", []string{"diet=控糖/"}},
+		{"zh a sport taken up instead", zh, "腰不好改打乒乓球了", []string{"hobby=乒乓球/positive"}},
+		{"zh sharing a flat with someone", zh, "跟室友在厦门合租", []string{"location=厦门/"}},
+		{"en drinking given up is no hobby", en, "I quit drinking last year", []string{"drink=drinking/negative"}},
+		{"en what is one's thing now", en, "Oat milk is my thing now", []string{"drink=Oat milk/positive"}},
+		{"en a relative's allergy reported", en, "The user said their sister is allergic to peanuts", nil},
+		{"en where one lives, told by what is next door", en, "Lives next to a bakery in Porto", []string{"location=Porto/"}},
+		{"en a change of career", en, "Switched from teaching to data analysis", []string{"occupation=data analysis/"}},
+		{"zh the assistant is no job", zh, "我是AI助手，很高兴为你服务", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
