@@ -69,7 +69,12 @@ func TestAfterPreamble(t *testing.T) {
 		// A sentence after the question that asks nothing is its reason.
 		{"when's my wedding again? my family needs to book flights", "when's my wedding again?", true},
 		// So is one that says who waits for the answer: its 呢 asks nothing.
-		{"我这微信学到哪一步了 从头给我捋捋 朵朵问我呢", "我这微信学到哪一步了 从头给我捋捋", true},
+		// Without a question mark, the sentences after the last that asks
+		// by its words are left out, a request among them too: its words
+		// (捋捋, summarize, 看看) are searched as the question's otherwise.
+		{"我这微信学到哪一步了 从头给我捋捋 朵朵问我呢", "我这微信学到哪一步了", true},
+		{"上周跑的哪个厂来着 报销单要填地点", "上周跑的哪个厂来着", true},
+		{"我学号是多少来着 又要填一个 form 懒得翻 email", "我学号是多少来着", true},
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
 		// A sentence before that asks by a plain word of asking goes with it

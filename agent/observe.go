@@ -360,10 +360,13 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	for last >= 0 && !isQuestionText(sents[last]) {
 		last--
 	}
-	// Without a question mark, a last sentence that asks by its words
-	// ("我吃的喝的要注意啥") is the question.
-	if last < 0 && len(sents) > 1 && asksSomething(sents[len(sents)-1]) {
-		last = len(sents) - 1
+	// Without a question mark, the last sentence that asks by its words
+	// ("我吃的喝的要注意啥") is the question, and those after it that ask
+	// nothing are its reason ("上周跑的哪个厂来着 报销单要填地点").
+	for i := len(sents) - 1; last < 0 && len(sents) > 1 && i >= 0; i-- {
+		if asksSomething(sents[i]) {
+			last = i
+		}
 	}
 	if last < 0 && waiting && slices.ContainsFunc(sents, asksSomething) {
 		return strings.Join(sents, " "), true

@@ -24,11 +24,12 @@ import (
 // blind to the code; chats5.json to chats20.json: Chinese-first bot
 // chats, written blind; chats21.json: English, Manglish and Chinese bot
 // chats, written blind; chats22.json: Chinese in four registers and
-// Manglish, written blind)
+// Manglish, written blind; chats23.json: voice input, code-switching,
+// work chat, Shanghainese and Scots English, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20", "chats21", "chats22")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20", "chats21", "chats22", "chats23")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -231,6 +232,16 @@ var coreFloors = []string{
 	// and the rules of the day it was written.
 	"chats22/hybrid:recall@10>=0.7", "chats22/agent:cited_recall>=0.4", "chats22/agent:absent_correct>=0.6",
 	"chats22/agent:forbidden_rate<=0.25",
+	// chats23 (a Xi'an truck driver on voice input with a drivers' group,
+	// a Toronto grad student mixing Chinese and English with a roommates'
+	// group, a Shenzhen hardware PM in terse work chat with a project
+	// group, a retired Shanghai teacher writing Shanghainese and learner
+	// English, an Edinburgh nurse in Scots slang with a five-a-side group;
+	// written blind at the thirty-fifth session) reaches hybrid .71, cited
+	// .46, absent .75 and forbidden .28 here with hashing; .43 with the
+	// default embedder and the rules of the day it was written.
+	"chats23/hybrid:recall@10>=0.65", "chats23/agent:cited_recall>=0.4", "chats23/agent:absent_correct>=0.6",
+	"chats23/agent:forbidden_rate<=0.35",
 	"leaks<=0",
 }
 
