@@ -1042,3 +1042,32 @@ func TestAsksFromTo(t *testing.T) {
 		}
 	}
 }
+
+// TestLastWeekToldThisWeek: 上周 reaches into this week, where what was
+// done last week is often told ("上周体检了…" on a Tuesday), but a message
+// of this week that tells of its own day or the next ("明天去龙华包材厂")
+// is this week's and out of the window.
+func TestLastWeekToldThisWeek(t *testing.T) {
+	now := time.Date(2026, 5, 12, 12, 0, 0, 0, time.UTC) // a Tuesday
+	w, ok := explicitDates("上周跑的哪个厂来着", now)
+	if !ok || !w.told.Equal(time.Date(2026, 5, 11, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("window %+v, %v; want one told up to Monday 11 May", w, ok)
+	}
+	r := &run{window: w}
+	for _, tc := range []struct {
+		days    int
+		content string
+		in      bool
+	}{
+		{5, "今天跑东莞长安 注塑厂看修模后的件", true}, // last week's own day
+		{1, "明天去龙华 包材厂 看彩盒打样", false},  // this week's
+		{1, "上周五还去了趟中山 五金厂 看铰链", true}, // told this week of last week
+		{0, "today I went to the print shop", false},
+		{1, "去了趟五金厂", true},
+	} {
+		c := &candidate{ev: queryapi.Evidence{Role: "user", Content: tc.content, CreatedAt: now.AddDate(0, 0, -tc.days)}}
+		if got := r.inScope(c); got != tc.in {
+			t.Errorf("%q, %d days ago: in window %v, want %v", tc.content, tc.days, got, tc.in)
+		}
+	}
+}

@@ -942,9 +942,10 @@ func explicitDates(q string, now time.Time) (timeWindow, bool) {
 	}
 	// Last week (上周, last week): from the Monday of the week before this
 	// one to today, since what was done last week is often told this week
-	// ("上周体检了…" on a Tuesday).
+	// ("上周体检了…" on a Tuesday); a message of this week that tells of its
+	// own day ("明天去龙华…", "今天跑了趟…") is this week's (timeWindow.told).
 	if lastWeekRE.MatchString(q) {
-		return timeWindow{since: monday.AddDate(0, 0, -7).Add(-12 * time.Hour), until: today.AddDate(0, 0, 1).Add(12 * time.Hour)}, true
+		return timeWindow{since: monday.AddDate(0, 0, -7).Add(-12 * time.Hour), until: today.AddDate(0, 0, 1).Add(12 * time.Hour), told: monday}, true
 	}
 	// Last month (上个月): the calendar month before this one.
 	if lastMonthRE.MatchString(q) {

@@ -1699,6 +1699,9 @@ func (r *run) inScope(c *candidate) bool {
 	if !r.window.until.IsZero() && !e.CreatedAt.Before(r.window.until) {
 		return false
 	}
+	if !r.window.told.IsZero() && !e.CreatedAt.Before(r.window.told) && tellsOfItsDay(e.Content) {
+		return false
+	}
 	return true
 }
 

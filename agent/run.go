@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +19,21 @@ import (
 type timeWindow struct {
 	since, until time.Time
 	explicit     bool // given by the caller, never widened
+	// told, when set, is where the span asked about ends: a message from
+	// then on is in the window only when it tells of an earlier day, not
+	// of its own (tellsOfItsDay).
+	told time.Time
 }
+
+// tellsOfItsDay reports whether a message tells of the day it was sent
+// or the next ("今天跑东莞", "明天去龙华", "tonight") without naming an
+// earlier one (上周, last week).
+func tellsOfItsDay(content string) bool {
+	lower := strings.ToLower(content)
+	return itsDay.MatchString(lower) && !lastWeekRE.MatchString(lower)
+}
+
+var itsDay = regexp.MustCompile(zhForms(`今天|今晚|今早|今儿|今天早上|明天|明早|明晚|后天|\b(?:today|tonight|tomorrow|this morning|this evening|this afternoon)\b`))
 
 func (w timeWindow) filter(role string) queryapi.Filter {
 	f := queryapi.Filter{}
