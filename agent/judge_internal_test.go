@@ -75,6 +75,9 @@ func TestAfterPreamble(t *testing.T) {
 		{"我这微信学到哪一步了 从头给我捋捋 朵朵问我呢", "我这微信学到哪一步了", true},
 		{"上周跑的哪个厂来着 报销单要填地点", "上周跑的哪个厂来着", true},
 		{"我学号是多少来着 又要填一个 form 懒得翻 email", "我学号是多少来着", true},
+		// A message that asks nothing but requests: the sentences after its
+		// request are the reason; those before stay.
+		{"我那篇 paper 从开始写到现在 整个过程帮我 recap 一下 要写进 annual progress report", "我那篇 paper 从开始写到现在 整个过程帮我 recap 一下", true},
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
 		// A sentence before that asks by a plain word of asking goes with it

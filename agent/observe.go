@@ -371,6 +371,15 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	if last < 0 && waiting && slices.ContainsFunc(sents, asksSomething) {
 		return strings.Join(sents, " "), true
 	}
+	// A message that asks nothing but requests ("我那篇 paper 从开始写到现在
+	// 整个过程帮我 recap 一下 要写进 annual progress report") is its request,
+	// with all before it, and the sentences after give its reason.
+	request := false
+	for i := len(sents) - 2; last < 0 && i >= 0; i-- {
+		if asksHelp(sents[i]) {
+			last, request = i, true
+		}
+	}
 	if last < 0 {
 		return q, false
 	}
@@ -402,6 +411,9 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	// about ("我那个攒钱买游戏机的事 从头到尾是咋样的") is part of it.
 	if from > 0 && namesMatter(sents[from-1]) {
 		from--
+	}
+	if request {
+		from = 0
 	}
 	if from == 0 && !dropped {
 		return q, false
@@ -439,6 +451,14 @@ func withoutReason(q string) string {
 func requests(s string) bool { return requestWord.MatchString(strings.ToLower(strings.TrimSpace(s))) }
 
 var requestWord = regexp.MustCompile(zhForms(`^(?:你)?(?:帮我|给我|帮忙|麻烦|请|替我)|^(?:please|help me|tell me|remind me|walk me)\b`))
+
+// asksHelp reports whether a sentence asks the assistant for help
+// anywhere in it ("从头到尾帮我捋一下", "can you walk me through it").
+func asksHelp(s string) bool {
+	return requests(s) || helpWord.MatchString(strings.ToLower(s))
+}
+
+var helpWord = regexp.MustCompile(zhForms(`帮我|给我|替我|帮忙|\b(?:for me|walk me|remind me|help me|recap|rundown|summari[sz]e)\b`))
 
 // namesMatter reports whether a sentence ends by naming a matter as one
 // ("我那个攒钱买游戏机的事", "搬店这事儿"): what the question after it asks
