@@ -498,6 +498,10 @@ func TestObservationFacts(t *testing.T) {
 		{"en where one lives, told by what is next door", en, "Lives next to a bakery in Porto", []string{"location=Porto/"}},
 		{"en a change of career", en, "Switched from teaching to data analysis", []string{"occupation=data analysis/"}},
 		{"zh the assistant is no job", zh, "我是AI助手，很高兴为你服务", nil},
+		{"zh a move told after a time of year", zh, "在深圳待了五年，去年年底回长沙定居了", []string{"location=长沙/"}},
+		{"zh a doctor's finding opens the text", zh, "大夫说我是尘螨过敏", []string{"allergy=尘螨/"}},
+		{"zh a class taught names the workplace", zh, "我在实验中学带高三", []string{"workplace=实验中学/"}},
+		{"zh an instrument of one character", zh, "我在乐队里打鼓", []string{"hobby=鼓/positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
