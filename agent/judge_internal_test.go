@@ -1074,3 +1074,23 @@ func TestLastWeekToldThisWeek(t *testing.T) {
 		}
 	}
 }
+
+// TestContainsName: a name said in the possessive is said ("Our Kirsty's
+// wedding is Saturday 27 June"), with either apostrophe; a longer name
+// that starts with it is not.
+func TestContainsName(t *testing.T) {
+	for _, tc := range []struct {
+		text, name string
+		want       bool
+	}{
+		{"our kirsty's wedding is saturday 27 june", "kirsty", true},
+		{"our kirsty’s wedding is saturday 27 june", "kirsty", true},
+		{"kirsty is getting married", "kirsty", true},
+		{"kirstyann's wedding", "kirsty", false},
+		{"the kirsty's-fan club", "kirsty", true},
+	} {
+		if got := containsName(tc.text, tc.name); got != tc.want {
+			t.Errorf("containsName(%q, %q) = %v, want %v", tc.text, tc.name, got, tc.want)
+		}
+	}
+}

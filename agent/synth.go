@@ -1906,7 +1906,7 @@ func (r *run) unsaidAnchors(o observation, rel relevance, speakers map[string]bo
 		said := false
 		for _, c := range r.seen {
 			lower := strings.ToLower(c.ev.Content)
-			if containsWord(lower, n) || slices.ContainsFunc(rel.alts[n], func(t string) bool { return containsWord(lower, strings.ToLower(t)) }) {
+			if containsName(lower, n) || slices.ContainsFunc(rel.alts[n], func(t string) bool { return containsWord(lower, strings.ToLower(t)) }) {
 				said = true
 				break
 			}
@@ -1996,7 +1996,7 @@ func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
 		}
 		lower := strings.ToLower(sent)
 		for _, a := range anchors {
-			if containsWord(lower, a) {
+			if containsName(lower, a) {
 				return true
 			}
 			for _, t := range alts[a] {
@@ -2007,6 +2007,12 @@ func namesAnchor(text string, anchors []string, alts map[string][]string) bool {
 		}
 	}
 	return false
+}
+
+// containsName reports whether lower names n as a word, its possessive
+// too ("our kirsty's wedding": the apostrophe is a word's letter).
+func containsName(lower, n string) bool {
+	return containsWord(lower, n) || containsWord(lower, n+"'s")
 }
 
 // nameTerms returns, for a question that asks the name of one of the
