@@ -1094,3 +1094,27 @@ func TestContainsName(t *testing.T) {
 		}
 	}
 }
+
+// TestHabitIsNoHypothetical: a message that opens with its condition tells
+// what would follow, not what is, unless what follows always does.
+func TestHabitIsNoHypothetical(t *testing.T) {
+	sk, err := LoadSkill(skills.FS, skills.Recall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{skill: sk}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"if I ever win the lottery I'm buying a boat", true},
+		{"If I get the choice on the rota I'll always take long days over earlies", false},
+		{"if it rains I never go running", false},
+		{"If I were rich I'd always fly business", true},
+	} {
+		c := &candidate{ev: queryapi.Evidence{Role: "user", Content: tc.text}}
+		if got := r.flags(c).hypothetical; got != tc.want {
+			t.Errorf("%q: hypothetical %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}

@@ -428,14 +428,21 @@ func (f contextFlags) excluded() string {
 	return ""
 }
 
+// habitual finds the words of what always happens to the speaker ("I'll
+// always take long days", "I never book earlies"), not a never of what
+// would follow ("I'm buying a vineyard and never answering email again").
+var habitual = regexp.MustCompile(`\bi(?:'ll|’ll| will|'d|’d| would)?\s+(?:always|never|usually|normally)\b|\bevery time\b|\bwhenever\b`)
+
 func (r *run) flags(c *candidate) contextFlags {
 	m := r.skill.Params.Markers
 	lower := strings.ToLower(c.ev.Content)
 	f := contextFlags{
 		joke: joking(lower, m["joke"].Words(), m["correction"].Words()),
 		// A message that opens with its condition ("if I ever win the
-		// lottery I'm buying a boat") tells what would follow, not what is.
-		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0 || strings.HasPrefix(strings.TrimSpace(lower), "if "),
+		// lottery I'm buying a boat") tells what would follow, not what is;
+		// unless what follows is what always does ("If I get the choice on
+		// the rota I'll always take long days"): a habit.
+		hypothetical: countHits(lower, m["hypothetical"].Words()) > 0 || strings.HasPrefix(strings.TrimSpace(lower), "if ") && !habitual.MatchString(lower),
 		thirdParty:   aboutOthers(lower, m["third_party"].Words()),
 		change:       countHits(lower, m["change"].Words()) > 0,
 	}
