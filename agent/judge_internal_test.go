@@ -78,6 +78,10 @@ func TestAfterPreamble(t *testing.T) {
 		// A message that asks nothing but requests: the sentences after its
 		// request are the reason; those before stay.
 		{"我那篇 paper 从开始写到现在 整个过程帮我 recap 一下 要写进 annual progress report", "我那篇 paper 从开始写到现在 整个过程帮我 recap 一下", true},
+		// In one sentence, the clauses after the last that asks or
+		// requests are its reason, unless they point back.
+		{"签证的事从头到尾是咋办下来的，你帮我理一理，我要讲给我妹妹听，她也想去。", "签证的事从头到尾是咋办下来的，你帮我理一理", true},
+		{"我住哪来着，跟你说过的那个小区", "我住哪来着，跟你说过的那个小区", false},
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
 		// A sentence before that asks by a plain word of asking goes with it

@@ -344,6 +344,9 @@ func asksOther(rest string) bool {
 // message whose sentences ask nothing is left whole.
 func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	sents := sentences(q)
+	if len(sents) == 1 {
+		return reasonClauses(q, reference)
+	}
 	// Trailing pleasantries ("谢谢！", "thanks!") are no sentence of it,
 	// nor is one that says who is waiting for the answer ("朵朵问我呢").
 	waiting := false // a sentence saying who waits was left out
@@ -426,6 +429,32 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	}
 	kept = append(append(kept, sents[from:last+1]...), tail...)
 	return strings.Join(kept, " "), true
+}
+
+// reasonClauses returns a one-sentence Chinese question without the
+// clauses after its last that asks or requests, when they ask nothing and
+// point back at nothing: its reason ("签证这桩事体从头到尾是哪能办下来的，
+// 侬帮我理一理，我要讲拨阿拉妹妹听，伊也想去。").
+func reasonClauses(q string, reference Lexicon) (string, bool) {
+	cs := strings.FieldsFunc(q, func(r rune) bool { return r == '，' })
+	if len(cs) < 2 || cjkShare(q) < 0.5 {
+		return q, false
+	}
+	last := -1
+	for i, c := range cs {
+		if asksSomething(c) || requests(c) {
+			last = i
+		}
+	}
+	if last < 0 || last == len(cs)-1 {
+		return q, false
+	}
+	for _, c := range cs[last+1:] {
+		if countHits(strings.ToLower(c), reference.Words()) > 0 {
+			return q, false
+		}
+	}
+	return strings.Join(cs[:last+1], "，"), true
 }
 
 // withoutReason returns the question a turn marker opens ("我想问问你 我媳
