@@ -78,6 +78,9 @@ func TestAfterPreamble(t *testing.T) {
 		// A message that asks nothing but requests: the sentences after its
 		// request are the reason; those before stay.
 		{"我那篇 paper 从开始写到现在 整个过程帮我 recap 一下 要写进 annual progress report", "我那篇 paper 从开始写到现在 整个过程帮我 recap 一下", true},
+		// 帮我 in what someone else said is no request of the assistant's.
+		{"室友说帮我带奶茶 我平时喝多少糖", "我平时喝多少糖", true},
+		{"室友说帮我带奶茶 我平时喝的甜度", "室友说帮我带奶茶 我平时喝的甜度", false},
 		// In one sentence, the clauses after the last that asks or
 		// requests are its reason, unless they point back.
 		{"签证的事从头到尾是咋办下来的，你帮我理一理，我要讲给我妹妹听，她也想去。", "签证的事从头到尾是咋办下来的，你帮我理一理", true},

@@ -481,13 +481,15 @@ func requests(s string) bool { return requestWord.MatchString(strings.ToLower(st
 
 var requestWord = regexp.MustCompile(zhForms(`^(?:你)?(?:帮我|给我|帮忙|麻烦|请|替我)|^(?:please|help me|tell me|remind me|walk me)\b`))
 
-// asksHelp reports whether a sentence asks the assistant for help
-// anywhere in it ("从头到尾帮我捋一下", "can you walk me through it").
+// asksHelp reports whether a sentence asks the assistant for help: it
+// opens with a request, or asks anywhere in it for a matter to be told
+// over ("整个过程帮我 recap 一下", "从头到尾捋一下"). 帮我 alone is no
+// request of the assistant's ("室友话帮我带奶茶").
 func asksHelp(s string) bool {
 	return requests(s) || helpWord.MatchString(strings.ToLower(s))
 }
 
-var helpWord = regexp.MustCompile(zhForms(`帮我|给我|替我|帮忙|\b(?:for me|walk me|remind me|help me|recap|rundown|summari[sz]e)\b`))
+var helpWord = regexp.MustCompile(zhForms(`捋|理一理|理一下|梳理|总结一下|串一下|串一串|\b(?:recap|rundown|summari[sz]e|walk me through)\b`))
 
 // namesMatter reports whether a sentence ends by naming a matter as one
 // ("我那个攒钱买游戏机的事", "搬店这事儿"): what the question after it asks
