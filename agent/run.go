@@ -33,7 +33,7 @@ func tellsOfItsDay(content string) bool {
 	return itsDay.MatchString(lower) && !lastWeekRE.MatchString(lower)
 }
 
-var itsDay = regexp.MustCompile(zhForms(`今天|今晚|今早|今儿|今天早上|明天|明早|明晚|后天|\b(?:today|tonight|tomorrow|this morning|this evening|this afternoon)\b`))
+var itsDay = regexp.MustCompile(zhForms(`今天|今晚|今早|今儿|明天|明早|明晚|后天|\b(?:today|tonight|tomorrow|this morning|this evening|this afternoon)\b`))
 
 func (w timeWindow) filter(role string) queryapi.Filter {
 	f := queryapi.Filter{}
