@@ -1197,15 +1197,16 @@ func enImplicit(pred string) string {
 // 从大学开始.
 var zhSince = regexp.MustCompile(`^(?:\p{Han}{1,4}?(?:以后|之后|后|以来)|(?:从|自从|自)\p{Han}{1,6}?(?:开始|起|以来))`)
 
+// reportVerbs are the verbs a note reports the user's words with.
+const reportVerbs = `says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|admitted|admits|revealed|reveals|told (?:me|us|the assistant|the bot)`
+
 // enReport is what a bot writes when it reports the sender's words
 // ("mentioned she's a paralegal", "said that they live in Leeds").
-var enReport = regexp.MustCompile(`(?i)^\s*(?:says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|admitted|admits|revealed|reveals|told (?:me|us|the assistant|the bot))(?: that)? (?:she|he|they)(['’]s been|['’]s|['’]ve|['’]re| )`)
+var enReport = regexp.MustCompile(`(?i)^\s*(?:` + reportVerbs + `)(?: that)? (?:she|he|they)(['’]s been|['’]s|['’]ve|['’]re| )`)
 
-// enReported drops the report around the sender's words: "mentioned
-// she's a paralegal" is "is a paralegal", "said they live" is "lives".
 // enReportOf opens what a note reports the user said or knows, up to
 // whose it is ("said their roommate", "knows the neighbour").
-var enReportOf = regexp.MustCompile(`(?i)^\s*(?:says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|knows|thinks|told (?:me|us|the assistant|the bot))(?: that)? (?:their|his|her|the|a|an) `)
+var enReportOf = regexp.MustCompile(`(?i)^\s*(?:` + reportVerbs + `|knows|thinks)(?: that)? (?:their|his|her|the|a|an) `)
 
 // reportsOther reports whether rest reports what someone the user has is
 // or does ("said their roommate is allergic to cats"): a third party's
@@ -1215,6 +1216,8 @@ func (lx extraction) reportsOther(rest string) bool {
 	return loc != nil && lx.others.MatchString(rest[loc[1]:])
 }
 
+// enReported drops the report around the sender's words: "mentioned
+// she's a paralegal" is "is a paralegal", "said they live" is "lives".
 func enReported(rest string) string {
 	m := enReport.FindStringSubmatchIndex(rest)
 	if m == nil {
