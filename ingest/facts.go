@@ -101,6 +101,7 @@ type lexiconFile struct {
 		Inverted bool              `yaml:"inverted"`
 		List     bool              `yaml:"list"`
 		Ante     string            `yaml:"ante"`
+		Whole    bool              `yaml:"whole"`
 	} `yaml:"rules"`
 	Topics []struct {
 		Key   string   `yaml:"key"`
@@ -159,6 +160,9 @@ type rule struct {
 	// ({kind:pet}): a word of its vocab, or with Kinds a thing of one of
 	// its kinds (a guinea pig is an animal).
 	kind string
+	// whole: the thing of the kind is the whole value, not its first
+	// words (是齐齐哈尔的, not 是北京的一家公司的).
+	whole bool
 }
 
 type topic struct {
@@ -186,6 +190,9 @@ type lexicon struct {
 	// each label (lower case) is read as.
 	notes              *regexp.Regexp
 	noteSay, noteAfter map[string]map[string]string
+	// notesBare finds a Chinese label with its value right after it
+	// ("职业护士长"), read only in notes of several labelled parts.
+	notesBare *regexp.Regexp
 	// correction after the last joke marker: what follows is meant
 	// ("开玩笑的，其实…", "jk, actually…").
 	correction *regexp.Regexp
@@ -356,7 +363,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 			}
 		}
 		lx.rules = append(lx.rules, rule{ante: ante, category: r.Category, lang: r.Lang, polarity: r.Polarity, re: re, values: r.Values, reroute: r.Reroute,
-			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted, list: r.List, kind: kind})
+			ellipsis: r.Ellipsis, anteCategory: anteCategory, other: r.Other, also: r.Also, inverted: r.Inverted, list: r.List, kind: kind, whole: r.Whole})
 	}
 	for _, l := range langs {
 		for _, t := range f.Times[l] {
@@ -576,6 +583,24 @@ func splitClauses(text string) []clause {
 		and = strings.EqualFold(strings.TrimSpace(sep), "and")
 	}
 	return append(out, clause{text: text[last:], and: and})
+}
+
+// zhDayLead opens a clause with a day of the week (周二, 星期四).
+var zhDayLead = regexp.MustCompile(`(^|[，,；;。\s])(?:每)?((?:周|星期|礼拜)[一二三四五六日天])`)
+
+// weekPlan reads a week laid out day by day ("周二壁球，周四普拉提，周六
+// 去攀岩馆") as the routine it is: with two or more clauses that open with
+// different days, each such day is every week's (每周二…). One day alone
+// may be a plan ("周二去医院").
+func weekPlan(text string) string {
+	days := map[string]bool{}
+	for _, m := range zhDayLead.FindAllStringSubmatch(text, -1) {
+		days[m[2]] = true
+	}
+	if len(days) < 2 {
+		return text
+	}
+	return zhDayLead.ReplaceAllString(text, "${1}每$2")
 }
 
 // alsoNot is a second negated verb after a first ("不吃香菜也不吃葱"): a
@@ -832,6 +857,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		}
 	}
 	text = andCounting.ReplaceAllString(text, "")
+	text = weekPlan(text)
 	starts := append(slices.Clone(forms), lx.selfNames...)
 	// implicit: the text names no one, and its first clause is the
 	// sender's (en: its verb is put in the third person).
@@ -1194,8 +1220,8 @@ func enImplicit(pred string) string {
 }
 
 // zhSince is a time clause that opens a predicate: 退伍以后, 结婚后,
-// 从大学开始.
-var zhSince = regexp.MustCompile(`^(?:\p{Han}{1,4}?(?:以后|之后|后|以来)|(?:从|自从|自)\p{Han}{1,6}?(?:开始|起|以来))`)
+// 这个月起, 从大学开始.
+var zhSince = regexp.MustCompile(`^(?:\p{Han}{1,4}?(?:以后|之后|后|以来)|\p{Han}{2,4}?起|(?:从|自从|自)\p{Han}{1,6}?(?:开始|起|以来))`)
 
 // reportVerbs are the verbs a note reports the user's words with.
 const reportVerbs = `says|said|mentioned|mentions|explained|explains|shared|shares|noted|notes|added|adds|admitted|admits|revealed|reveals|told (?:me|us|the assistant|the bot)`
@@ -1209,18 +1235,38 @@ var enReport = regexp.MustCompile(`(?i)^\s*(?:` + reportVerbs + `)(?: that)? (?:
 var enReportOf = regexp.MustCompile(`(?i)^\s*(?:` + reportVerbs + `|knows|thinks)(?: that)? (?:their|his|her|the|a|an) `)
 
 // reportsOther reports whether rest reports what someone the user has is
-// or does ("said their roommate is allergic to cats"): a third party's
-// fact, not the user's.
+// or does ("said their roommate is allergic to cats", "提到他同事对海鲜过
+// 敏"): a third party's fact, not the user's.
 func (lx extraction) reportsOther(rest string) bool {
-	loc := enReportOf.FindStringIndex(rest)
-	return loc != nil && lx.others.MatchString(rest[loc[1]:])
+	if loc := enReportOf.FindStringIndex(rest); loc != nil {
+		return lx.others.MatchString(rest[loc[1]:])
+	}
+	// "提到他同事对海鲜过敏": the colleague's.
+	m := zhReport.FindString(rest)
+	if !strings.HasSuffix(m, "他") && !strings.HasSuffix(m, "她") {
+		return false
+	}
+	// A relative stays: "说他哥哥在新加坡做投行" tells of the user's brother.
+	tail := rest[len(m):]
+	if _, kin := cutWord(tail, lx.kinLead); kin {
+		return false
+	}
+	return lx.others.MatchString(tail)
 }
 
+// enReportPoss opens what a note reports about something of the user's
+// ("mentioned their birthday is…", "said her favourite tea is…").
+var enReportPoss = regexp.MustCompile(`(?i)^\s*(?:` + reportVerbs + `)(?: that)? (?:their|his|her) `)
+
 // enReported drops the report around the sender's words: "mentioned
-// she's a paralegal" is "is a paralegal", "said they live" is "lives".
+// she's a paralegal" is "is a paralegal", "said they live" is "lives",
+// "mentioned their birthday is" is "'s birthday is".
 func enReported(rest string) string {
 	m := enReport.FindStringSubmatchIndex(rest)
 	if m == nil {
+		if loc := enReportPoss.FindStringIndex(rest); loc != nil {
+			return "'s " + rest[loc[1]:]
+		}
 		return rest
 	}
 	tail := strings.TrimLeft(rest[m[1]:], " ")
@@ -1238,8 +1284,11 @@ func enReported(rest string) string {
 // noteLabel is a label of a bot's notes (lexicon note_labels) and the
 // sentence its value is read in, per language.
 type noteLabel struct {
-	ZH    []string          `yaml:"zh"`
-	EN    []string          `yaml:"en"`
+	ZH []string `yaml:"zh"`
+	EN []string `yaml:"en"`
+	// Bare are the zh labels that may stand right before their value
+	// ("职业护士长；坐标青岛"): nouns no sentence opens with.
+	Bare  []string          `yaml:"bare"`
 	Say   map[string]string `yaml:"say"`
 	After map[string]string `yaml:"after"`
 }
@@ -1249,14 +1298,21 @@ func (lx *lexicon) compileNotes(labels []noteLabel, selfNames []string) error {
 		return nil
 	}
 	lx.noteSay, lx.noteAfter = map[string]map[string]string{}, map[string]map[string]string{}
-	var alts []string
+	var alts, bare []string
 	for _, l := range labels {
 		for _, w := range append(slices.Clone(l.ZH), l.EN...) {
 			w = strings.ToLower(w)
 			alts = append(alts, regexp.QuoteMeta(w))
 			lx.noteSay[w], lx.noteAfter[w] = l.Say, l.After
 		}
+		for _, w := range l.Bare {
+			if !slices.Contains(l.ZH, w) {
+				return fmt.Errorf("ingest: fact lexicon: note_labels: bare label %q is not one of its zh labels", w)
+			}
+			bare = append(bare, regexp.QuoteMeta(w))
+		}
 	}
+	slices.SortFunc(bare, func(a, b string) int { return len(b) - len(a) })
 	var owners []string
 	for _, n := range selfNames {
 		owners = append(owners, regexp.QuoteMeta(strings.ToLower(n))+`(?:的|['’]s)\s*`)
@@ -1266,6 +1322,9 @@ func (lx *lexicon) compileNotes(labels []noteLabel, selfNames []string) error {
 	lx.notes, err = regexp.Compile(`(?i)^\s*(?:[-•*·]\s*)?(?:` + strings.Join(owners, "|") + `)?(` + strings.Join(alts, "|") + `)\s*[:：=]\s*`)
 	if err != nil {
 		return fmt.Errorf("ingest: fact lexicon: note_labels: %w", err)
+	}
+	if len(bare) > 0 {
+		lx.notesBare = regexp.MustCompile(`^\s*(?:[-•*·]\s*)?(` + strings.Join(bare, "|") + `)\p{Han}`)
 	}
 	return nil
 }
@@ -1280,8 +1339,21 @@ func (lx extraction) readNotes(text string) string {
 	}
 	parts := notePart.Split(text, -1)
 	found := false
+	labelled := 0 // parts that open with a label, with or without a colon
+	for _, p := range parts {
+		if lx.notes.MatchString(p) || lx.notesBare != nil && lx.notesBare.MatchString(p) {
+			labelled++
+		}
+	}
 	for i, p := range parts {
 		m := lx.notes.FindStringSubmatchIndex(p)
+		if m == nil && labelled >= 2 && lx.notesBare != nil {
+			// "职业护士长；坐标青岛": in notes of several labelled parts,
+			// a Chinese label may stand right before its value.
+			if b := lx.notesBare.FindStringSubmatchIndex(p); b != nil {
+				m = []int{b[0], b[3], b[2], b[3]}
+			}
+		}
 		if m == nil {
 			continue
 		}
@@ -1293,7 +1365,13 @@ func (lx extraction) readNotes(text string) string {
 		if lx.noteSay[label] == nil {
 			// A label of the notes as a whole before a labelled part
 			// ("note: 所在地=无锡"): the part's own label reads it.
-			if n := lx.notes.FindStringSubmatchIndex(value); n != nil && strings.TrimSpace(value[n[1]:]) != "" {
+			n := lx.notes.FindStringSubmatchIndex(value)
+			if n == nil && labelled >= 2 && lx.notesBare != nil {
+				if b := lx.notesBare.FindStringSubmatchIndex(value); b != nil {
+					n = []int{b[0], b[3], b[2], b[3]}
+				}
+			}
+			if n != nil && strings.TrimSpace(value[n[1]:]) != "" {
 				label, value = strings.ToLower(value[n[2]:n[3]]), strings.TrimSpace(value[n[1]:])
 			}
 		}
@@ -1640,8 +1718,9 @@ func (lx extraction) apply(r rule, predicate string, ante *Fact) (Fact, string, 
 		v = mapped
 	}
 	if r.kind != "" {
+		whole := v
 		var ok bool
-		if v, ok = lx.kindValue(r.kind, v, r.lang); !ok {
+		if v, ok = lx.kindValue(r.kind, v, r.lang); !ok || r.whole && v != whole {
 			return Fact{}, "", false
 		}
 	}

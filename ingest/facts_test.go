@@ -38,6 +38,38 @@ func TestExtractFacts(t *testing.T) {
 			f("allergy", "lactose", "lactose", "", "en"), f("birthday", "birthday", "March 14", "", "en")}},
 		{"en notes of likes and dislikes", en, "likes: coffee; dislikes: cilantro", []ingest.Fact{
 			f("drink", "coffee", "coffee", "positive", "en"), f("food", "cilantro", "cilantro", "negative", "en")}},
+		// In notes of several labelled parts a Chinese label may stand
+		// right before its value; a sentence that opens with a verb of the
+		// labels is no note.
+		{"zh notes with bare labels", zh, "用户档案：职业护士长；坐标青岛；爱好烘焙", []ingest.Fact{
+			f("occupation", "occupation", "护士长", "", "zh"), f("location", "location", "青岛", "", "zh"), f("hobby", "烘焙", "烘焙", "positive", "zh")}},
+		{"zh what one teaches, where", zh, "张三(qq:10001)在实验小学教数学", []ingest.Fact{
+			f("workplace", "workplace", "实验小学", "", "zh"), f("occupation", "occupation", "教数学", "", "zh")}},
+		{"zh the code one writes", zh, "张三(qq:10001)在大厂搬砖写前端", []ingest.Fact{f("occupation", "occupation", "前端", "", "zh")}},
+		// A week laid out day by day is a routine; one day alone may be a plan.
+		{"zh a week by its days", zh, "周二壁球，周四普拉提，周六去攀岩馆", []ingest.Fact{
+			f("habit", "每周二壁球", "每周二壁球", "", "zh"), f("habit", "每周四普拉提", "每周四普拉提", "", "zh"), f("habit", "每周六去攀岩馆", "每周六去攀岩馆", "", "zh")}},
+		{"zh one day is a plan", zh, "张三(qq:10001)周二去医院", nil},
+		{"zh a list of foods one avoids", zh, "忌口的有这些：羊肉、海鲜、榴莲", []ingest.Fact{
+			f("food", "羊肉", "羊肉", "negative", "zh"), f("food", "海鲜", "海鲜", "negative", "zh"), f("food", "榴莲", "榴莲", "negative", "zh")}},
+		{"zh languages one gets by in", zh, "张三(qq:10001)闽南话和普通话都行", []ingest.Fact{
+			f("language", "闽南话", "闽南话", "", "zh"), f("language", "普通话", "普通话", "", "zh")}},
+		// A note reporting someone the user knows: theirs; a relative: the user's family.
+		{"zh a colleague's allergy reported", zh, "用户提到他同事对海鲜过敏", nil},
+		{"zh a brother reported", zh, "用户说他哥哥在新加坡做投行", []ingest.Fact{f("family", "哥哥", "哥哥", "", "zh")}},
+		{"zh since a time", zh, "这个月起张三(qq:10001)开始生酮", []ingest.Fact{f("diet", "diet", "生酮", "", "zh")}},
+		{"zh cats at home, counted", zh, "三只橘猫在家称王", []ingest.Fact{f("pet", "橘猫", "橘猫", "", "zh")}},
+		{"en a note reports the user's birthday", en, "The user mentioned their birthday is on March 14th", []ingest.Fact{f("birthday", "birthday", "March 14th", "", "en")}},
+		{"en a note's label and a lower-case user", en, "Note: user is allergic to shellfish", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
+		{"en in a city now", en, "Alice is in Glasgow now", []ingest.Fact{f("location", "location", "Glasgow", "", "en")}},
+		{"en in a city for a while", en, "Alice is in Paris for a conference", nil},
+		{"en a week by its days", en, "Mondays are spin class, Wednesdays climbing", []ingest.Fact{
+			f("habit", "mondays are spin class", "Mondays are spin class", "", "en"), f("habit", "wednesdays climbing", "Wednesdays climbing", "", "en")}},
+		{"en Scots from", en, "Alice is fae Aberdeen", []ingest.Fact{f("hometown", "hometown", "Aberdeen", "", "en")}},
+		{"en a trade by what one does", en, "Alice has been doing hair for twelve years", []ingest.Fact{f("occupation", "occupation", "hair", "", "en")}},
+		{"en the language at home", en, "Mostly Tagalog at home, English at work", []ingest.Fact{f("language", "tagalog", "Tagalog", "", "en")}},
+		{"en slang before a like", en, "lowkey obsessed with pickleball", []ingest.Fact{f("hobby", "pickleball", "pickleball", "positive", "en")}},
+		{"en we got married", en, "We got married in June", []ingest.Fact{f("marital", "marital", "married", "", "en")}},
 		{"en a profile label", en, "Profile: nurse, lives in Leeds", []ingest.Fact{
 			f("occupation", "occupation", "nurse", "", "en"), f("location", "location", "Leeds", "", "en")}},
 		{"en a list's next items", en, "Alice is allergic to peanuts, shellfish and soy", []ingest.Fact{
@@ -378,6 +410,11 @@ func TestExtractFactsKinds(t *testing.T) {
 			[]ingest.Fact{f("workplace", "workplace", "成都", "", "zh"), f("occupation", "occupation", "跑滴滴", "", "zh")}},
 		{"zh sensitive to a food", zh, "张三(qq:10001)对虾敏感，一吃就痒", []ingest.Fact{f("allergy", "虾", "虾", "", "zh")}, []ingest.Fact{f("allergy", "虾", "虾", "", "zh")}},
 		{"zh sensitive to noise", zh, "张三(qq:10001)对声音很敏感", nil, nil},
+		// 是X的 says where one is from when X is a place, all of it.
+		{"zh from a place", zh, "张三(qq:10001)是齐齐哈尔的", []ingest.Fact{f("hometown", "hometown", "齐齐哈尔", "", "zh")}, nil},
+		{"zh of a company in a place", zh, "张三(qq:10001)是北京的一家公司的", nil, nil},
+		{"zh Cantonese most-liked drink", zh, "张三(qq:10001)至钟意饮鸳鸯", []ingest.Fact{f("drink", "鸳鸯", "鸳鸯", "positive", "zh")},
+			[]ingest.Fact{f("hobby", "饮鸳鸯", "饮鸳鸯", "positive", "zh")}},
 		{"zh Cantonese copula", zh, "张三(qq:10001)系香港人", []ingest.Fact{f("hometown", "hometown", "香港", "", "zh")}, nil},
 		{"zh 素食 is a word", zh, "张三(qq:10001)系素食者", []ingest.Fact{f("diet", "diet", "素食", "", "zh")}, nil},
 		{"zh a fruit is a food", zh, "张三(qq:10001)最喜欢的水果是山竹",
