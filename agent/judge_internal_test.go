@@ -87,6 +87,13 @@ func TestAfterPreamble(t *testing.T) {
 		{"我住哪来着，跟你说过的那个小区", "我住哪来着，跟你说过的那个小区", false},
 		{"我血压是不是有点高？记得跟你说过我在吃降压药", "我血压是不是有点高？记得跟你说过我在吃降压药", false},
 		{"今年我回了几趟老家？都是为啥回去的", "今年我回了几趟老家？都是为啥回去的", false}, // both ask
+		// In English, a clause after the last comma that says why the
+		// question is asked (a need, a plan, a cause) is its reason; one that
+		// names content or points back stays.
+		{"what time's my dentist on thurs again, need to tell the new clinic", "what time's my dentist on thurs again", true},
+		{"when's my flight home, cos mum wants to pick me up", "when's my flight home", true},
+		{"what was the name of that cafe, the one in Newtown", "what was the name of that cafe, the one in Newtown", false},
+		{"what year did I move here, pretty sure I told you", "what year did I move here, pretty sure I told you", false},
 		// A sentence before that asks by a plain word of asking goes with it
 		// (not 几 or 咋, which a preamble says too).
 		{"期末派对要发零食 班里哪个小朋友有过敏来着 对啥过敏", "班里哪个小朋友有过敏来着 对啥过敏", true},

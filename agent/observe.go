@@ -436,8 +436,11 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 // point back at nothing: its reason ("签证这桩事体从头到尾是哪能办下来的，
 // 侬帮我理一理，我要讲拨阿拉妹妹听，伊也想去。").
 func reasonClauses(q string, reference Lexicon) (string, bool) {
+	if cjkShare(q) < 0.5 {
+		return enReasonClause(q, reference)
+	}
 	cs := strings.FieldsFunc(q, func(r rune) bool { return r == '，' })
-	if len(cs) < 2 || cjkShare(q) < 0.5 {
+	if len(cs) < 2 {
 		return q, false
 	}
 	last := -1
@@ -456,6 +459,28 @@ func reasonClauses(q string, reference Lexicon) (string, bool) {
 	}
 	return strings.Join(cs[:last+1], "，"), true
 }
+
+// enReasonClause returns a one-sentence English question without a
+// clause after its last comma that gives the reason it is asked ("what
+// time's my dentist on thurs again, need to tell the new clinic"): one
+// that opens with a need, a plan or a cause (enReasonLead), after a
+// clause that asks. A clause that points back at the conversation stays.
+func enReasonClause(q string, reference Lexicon) (string, bool) {
+	i := strings.LastIndex(q, ", ")
+	if i < 0 {
+		return q, false
+	}
+	head, tail := q[:i], strings.TrimSpace(q[i+2:])
+	if !asksSomething(head) || asksSomething(tail) || !enReasonLead.MatchString(strings.ToLower(tail)) ||
+		countHits(strings.ToLower(tail), reference.Words()) > 0 {
+		return q, false
+	}
+	return head, true
+}
+
+// enReasonLead opens a clause that says why a question is asked: a need,
+// a plan or a cause.
+var enReasonLead = regexp.MustCompile(`^(?:(?:i |we )?(?:need|needs|gotta|got to|have to|has to|want to|wanna|am trying to|trying to|am about to|about to|am going to|gonna)\b|so (?:i|we) can\b|(?:cos|cause|'cause|because|since)\b|(?:my|the|our|his|her) [a-z]+(?: [a-z]+)? (?:wants|needs|is asking|asks|asked)\b)`)
 
 // withoutReason returns the question a turn marker opens ("我想问问你 我媳
 // 妇儿过生日到底是几号 明年我可不能再在外头过了") without the sentences after

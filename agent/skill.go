@@ -39,6 +39,11 @@ type Params struct {
 	// 女儿, kid, daughter): a question about "my brother" is answered only
 	// by a message that mentions someone of that group.
 	Relations map[string]Lexicon `yaml:"relations"`
+	// KinNames are the names one person of the family goes by, one group
+	// each (妈妈, 老妈, mum): a group member the chat shows by one of them
+	// is named by a question that says another ("what did mum say" of 妈
+	// 妈's message).
+	KinNames map[string]Lexicon `yaml:"kin_names"`
 	// Kinds are kinds of answer a question may ask for by name (什么颜色,
 	// what color): a message that names none of the kind's words does not
 	// answer it.
@@ -224,7 +229,7 @@ func (p Params) withForms(forms func(string) []string) Params {
 		intents[k] = in
 	}
 	p.Intents = intents
-	p.Topics, p.Markers, p.Relations = lexicons(p.Topics), lexicons(p.Markers), lexicons(p.Relations)
+	p.Topics, p.Markers, p.Relations, p.KinNames = lexicons(p.Topics), lexicons(p.Markers), lexicons(p.Relations), lexicons(p.KinNames)
 	kinds := make(map[string]Kind, len(p.Kinds))
 	for k, kind := range p.Kinds {
 		kind.Ask, kind.Lexicon = kind.Ask.withForms(forms), kind.Lexicon.withForms(forms)

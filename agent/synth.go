@@ -1010,7 +1010,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 			r.step("reflect", "", nil, 0, fmt.Sprintf("%s is a question, not a statement: ranked lower", c.ev.MessageID))
 		}
 		if aboutOwner && ownerKnown && c.ev.Role == "user" && c.ev.SenderID != "" && !slices.Contains(owners, c.ev.SenderID) &&
-			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) && !namesSender(r.question, c.ev.SenderName) {
+			!slices.Contains(rel.names, strings.ToLower(c.ev.SenderName)) && !r.namesMember(c.ev.SenderName) {
 			r.note("set aside %s: said by %s, not the user", c.ev.MessageID, cmpOr(c.ev.SenderName, c.ev.SenderID))
 			continue
 		}
@@ -1325,6 +1325,26 @@ var whoWord = regexp.MustCompile(zhForms(`谁|哪位|哪个|哪几个|哪些|\bw
 func namesSender(question, sender string) bool {
 	sender = strings.TrimSpace(sender)
 	return utf8.RuneCountInString(sender) >= 2 && strings.Contains(strings.ToLower(question), strings.ToLower(sender))
+}
+
+// namesMember reports whether the question names a group member by the
+// name the chat shows (namesSender) or, for a member shown by a family
+// name (妈妈, Dad), by another of that person's names (Params.KinNames:
+// "mum said…" of 妈妈's message, "我妈" of 老妈's).
+func (r *run) namesMember(sender string) bool {
+	if namesSender(r.question, sender) {
+		return true
+	}
+	name := strings.ToLower(strings.TrimFunc(sender, func(r rune) bool { return !unicode.IsLetter(r) }))
+	q := strings.ToLower(r.question)
+	for _, kin := range r.skill.Params.KinNames {
+		words := kin.Words()
+		if !slices.ContainsFunc(words, func(w string) bool { return strings.ToLower(w) == name }) {
+			continue
+		}
+		return countHits(q, words) > 0
+	}
+	return false
 }
 
 // ofNamed reports whether a candidate may tell of the speakers a

@@ -584,6 +584,22 @@ func TestBridgePlaces(t *testing.T) {
 	}
 }
 
+// TestOutingVenue: where one went for an outing ("上周六我带女儿去哪里玩
+// 了？") is answered by the venue, a place the dictionary need not know
+// ("Ski Dubai at Mall of the Emirates"), not only by a city.
+func TestOutingVenue(t *testing.T) {
+	for _, tc := range []struct{ question, said string }{
+		{"上周六我带女儿去哪里玩了？", "带女儿和她两个同学去了欢乐谷玩 过山车坐了三遍 累瘫"},
+		{"Where did I go with my daughter last Saturday?", "took my daughter and her friends to Ski Dubai at Mall of the Emirates, penguin encounter also"},
+	} {
+		msgs := append([]storage.Message{said("m1", 4, tc.said)}, offTopic("m2", 40, "m3", 30)...)
+		resp := recallDict(t, msgs, tc.question)
+		if got := citedIDs(resp); !slices.Contains(got, "m1") {
+			t.Errorf("%q: cited %v, want m1 (notes %q)", tc.question, got, resp.Limits.Notes)
+		}
+	}
+}
+
 // TestWordNetKinds: a question asking for a thing of a kind ("What race
 // am I getting ready for", "What's my race this autumn?", "那个乐器叫啥")
 // is borne out by a message naming
@@ -672,7 +688,9 @@ func TestIrregularVerbs(t *testing.T) {
 // subject names members as its circumstances ("Farah 约我…我对什么过敏
 // 来着"), not as whom it asks about. A question that names a member by the
 // name the group shows ("王浩的答辩"), or asks which person without the
-// first person ("班里哪个小朋友有过敏"), is answered by the members' words.
+// first person ("班里哪个小朋友有过敏"), is answered by the members' words,
+// and so is one that names a member shown by a family name by another of
+// its names (我妈 of 妈妈).
 func TestOwnerInGroups(t *testing.T) {
 	at := func(days int) time.Time { return may20.AddDate(0, 0, -days) }
 	dm := func(id string, days int, role, content string) storage.Message {
@@ -695,6 +713,7 @@ func TestOwnerInGroups(t *testing.T) {
 		grp("g3", 6, "qq_881", "Huimin", "好啊 我带我妈一起"),
 		grp("g4", 12, "qq_594", "王浩", "通知大家一下 我的答辩定在7月8号下午 地点在西8号馆"),
 		grp("g5", 10, "qq_661", "朵朵妈妈", "提醒一下 朵朵对芒果严重过敏 以后班里分零食的时候麻烦不要给她带芒果干"),
+		grp("g6", 8, "qq_662", "妈妈", "我下个月3号去省立医院做胃镜 要空腹 你爸陪我去"),
 	}
 	svc := serviceWith(t, "sg_huimin", msgs)
 	a := agent.New(svc, mustSkill(t), agent.WithDictionary(agent.MiniDictionary(t)))
@@ -706,6 +725,9 @@ func TestOwnerInGroups(t *testing.T) {
 		{"Farah 约我去吃海鲜大排档，我对什么过敏来着？", []string{"d1"}, []string{"g1"}},
 		{"王浩的答辩是哪天来着 我答应给他当计时的", []string{"g4"}, nil},
 		{"期末派对要发零食 班里哪个小朋友有过敏来着 对啥过敏", []string{"g5"}, nil},
+		// A member the group shows by a family name (妈妈) is named by
+		// another of that person's names (我妈).
+		{"我妈哪天去医院做胃镜来着", []string{"g6"}, nil},
 	} {
 		resp, err := a.Recall(t.Context(), "sg_huimin", agent.Request{Question: tc.question, Context: agent.RequestContext{Now: may20.Format(time.RFC3339)}})
 		if err != nil {
