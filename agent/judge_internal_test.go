@@ -41,8 +41,8 @@ func TestRealQuestion(t *testing.T) {
 }
 
 func TestAfterPreamble(t *testing.T) {
-	filler := Lexicon{ZH: []string{"你还记得", "记得", "什么", "吗", "从头到尾", "咋样的"}, EN: []string{"remember"}}
-	reference := Lexicon{ZH: []string{"跟你说过", "那个事", "这事"}, EN: []string{"told you"}}
+	filler := Lexicon{ZH: []string{"你还记得", "记得", "什么", "吗", "从头到尾", "咋样的"}, EN: []string{"remember", "gave you", "na"}}
+	reference := Lexicon{ZH: []string{"跟你说过", "那个事", "这事"}, EN: []string{"told you", "gave you"}}
 	for _, tc := range []struct {
 		q, want string
 		ok      bool
@@ -94,6 +94,9 @@ func TestAfterPreamble(t *testing.T) {
 		{"when's my flight home, cos mum wants to pick me up", "when's my flight home", true},
 		{"what was the name of that cafe, the one in Newtown", "what was the name of that cafe, the one in Newtown", false},
 		{"what year did I move here, pretty sure I told you", "what year did I move here, pretty sure I told you", false},
+		// A tag question that points back ("I gave you na?") asks nothing of
+		// its own: the request before it is the question.
+		{"kindly tell me my Emirates ID number, bank KYC update is pending. I gave you na?", "kindly tell me my Emirates ID number, bank KYC update is pending. I gave you na?", false},
 		// A sentence before that asks by a plain word of asking goes with it
 		// (not 几 or 咋, which a preamble says too).
 		{"期末派对要发零食 班里哪个小朋友有过敏来着 对啥过敏", "班里哪个小朋友有过敏来着 对啥过敏", true},
@@ -1129,6 +1132,23 @@ func TestHabitIsNoHypothetical(t *testing.T) {
 		c := &candidate{ev: queryapi.Evidence{Role: "user", Content: tc.text}}
 		if got := r.flags(c).hypothetical; got != tc.want {
 			t.Errorf("%q: hypothetical %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestThreadWord: two Chinese characters tie two messages to one matter,
+// unless one is a numeral (一九七三年 and 写成一本 share 九七 and 成一); an
+// English word does with four letters or more.
+func TestThreadWord(t *testing.T) {
+	for _, tc := range []struct {
+		term string
+		want bool
+	}{
+		{"忆录", true}, {"房東", true}, {"九七", false}, {"成一", false}, {"一間", false}, {"忆", false},
+		{"memoir", true}, {"the", false}, {"boat", true},
+	} {
+		if got := threadWord(tc.term); got != tc.want {
+			t.Errorf("threadWord(%q) = %v, want %v", tc.term, got, tc.want)
 		}
 	}
 }

@@ -990,14 +990,18 @@ const threadCommon = 20
 const threadGap = 90 * 24 * time.Hour
 
 // threadWord reports whether a key term may tie two messages to one
-// matter: two Chinese characters or more, or an English word of four
-// letters or more that is no stop word.
+// matter: two Chinese characters or more, none of them a numeral (一九七
+// 三年 and 写成一本 share 九七 and 成一 with no matter), or an English word of
+// four letters or more that is no stop word.
 func threadWord(t string) bool {
 	if isCJKString(t) {
-		return utf8.RuneCountInString(t) >= 2
+		return utf8.RuneCountInString(t) >= 2 && !strings.ContainsAny(t, zhNumerals)
 	}
 	return len(t) >= 4 && !isStopWord(t)
 }
+
+// zhNumerals are the characters Chinese writes numbers with.
+const zhNumerals = "〇零一二两三四五六七八九十百千万亿兩萬億"
 
 func absDuration(d time.Duration) time.Duration { return max(d, -d) }
 
