@@ -25,11 +25,13 @@ import (
 // chats, written blind; chats21.json: English, Manglish and Chinese bot
 // chats, written blind; chats22.json: Chinese in four registers and
 // Manglish, written blind; chats23.json: voice input, code-switching,
-// work chat, Shanghainese and Scots English, written blind)
+// work chat, Shanghainese and Scots English, written blind; chats24.json:
+// Yunnan Mandarin, livestream slang, Aussie and Indian English, formal
+// Chinese with traditional characters, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20", "chats21", "chats22", "chats23")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20", "chats21", "chats22", "chats23", "chats24")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -242,6 +244,17 @@ var coreFloors = []string{
 	// default embedder and the rules of the day it was written.
 	"chats23/hybrid:recall@10>=0.65", "chats23/agent:cited_recall>=0.4", "chats23/agent:absent_correct>=0.6",
 	"chats23/agent:forbidden_rate<=0.35",
+	// chats24 (a Kunming flower wholesaler with a growers' group, a
+	// Changsha livestream host in internet slang with her team's group, a
+	// Sydney physiotherapist in Aussie English with her parents' family
+	// group in Chinese, a Dalian retired seaman writing formal Chinese
+	// with a calligraphy class group, a Dubai hotel revenue manager in
+	// Indian English learning Mandarin, with an ops team group; written
+	// blind at the thirty-sixth session) reaches hybrid .76, cited .55,
+	// absent .75 and forbidden .06 here with hashing; .53 with the default
+	// embedder and the rules of the day it was written.
+	"chats24/hybrid:recall@10>=0.7", "chats24/agent:cited_recall>=0.45", "chats24/agent:absent_correct>=0.6",
+	"chats24/agent:forbidden_rate<=0.2",
 	"leaks<=0",
 }
 
