@@ -2,12 +2,14 @@ package agent_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/recalld/recalld/agent"
+	"github.com/recalld/recalld/internal/wordfreq"
 	"github.com/recalld/recalld/queryapi"
 	"github.com/recalld/recalld/storage"
 )
@@ -192,6 +194,15 @@ func TestPetNameJudgement(t *testing.T) {
 	} {
 		tc.check(t, agent.New(tc.svc, mustSkill(t)), "qq:7", "2026-05-01T12:00:00Z")
 	}
+	// With word frequencies a capitalized word English seldom uses opens a
+	// sentence as a name does (Mochi); a word of chat no list counts (Btw)
+	// is none.
+	freq, err := wordfreq.Load(filepath.Join("..", "internal", "wordfreq", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	judgeCase{name: "chat's Btw is no name", question: "我有没有跟你讲过我养的猫叫什么名字？", noEvidence: true, forbidden: []string{"n1", "n2"}}.
+		check(t, agent.New(noName, mustSkill(t), agent.WithWordFreq(freq), agent.WithDictionary(agent.MiniDictionary(t))), "qq:7", "2026-05-01T12:00:00Z")
 }
 
 // TestBilingualJudgement holds the offline brain to matching a question

@@ -1023,14 +1023,16 @@ func timeWords(p Params) map[string]bool {
 // namesPet reports whether a message gives a name as a pet's is given:
 // after 叫 behind an animal or a pause (橘猫，叫馒头; 猫儿叫汤圆), after
 // named/called, behind a pet word (namesAfter), or as a capitalized word
-// English seldom uses (Mochi, Biscuit), not one it often does (Back, Btw).
+// English seldom uses (Mochi, Biscuit), not one it often does (Back) nor
+// a word of chat no word list counts (Btw, Lol: markers.chat).
 func (or *offlineRun) namesPet(content string, pets []string) bool {
+	chat := or.skill.Params.Markers["chat"].EN
 	if len(givenNames(content)) > 0 || len(namesAfter(content, pets, or.dict)) > 0 || petCalled.MatchString(content) {
 		return true
 	}
 	for _, loc := range latinWord.FindAllStringIndex(content, -1) {
 		w := content[loc[0]:loc[1]]
-		if len(w) < 3 || !unicode.IsUpper(rune(w[0])) || w == strings.ToUpper(w) {
+		if len(w) < 3 || !unicode.IsUpper(rune(w[0])) || w == strings.ToUpper(w) || slices.Contains(chat, strings.ToLower(w)) {
 			continue
 		}
 		// Mid-sentence, a capitalized word is a name ("say goodbye to
