@@ -70,6 +70,9 @@ func TestExtractFacts(t *testing.T) {
 		{"en the language at home", en, "Mostly Tagalog at home, English at work", []ingest.Fact{f("language", "tagalog", "Tagalog", "", "en")}},
 		{"en slang before a like", en, "lowkey obsessed with pickleball", []ingest.Fact{f("hobby", "pickleball", "pickleball", "positive", "en")}},
 		{"en we got married", en, "We got married in June", []ingest.Fact{f("marital", "marital", "married", "", "en")}},
+		// A degree one is finishing at a school, or in a place; not in a subject.
+		{"en finishing a degree at a school", en, "Alice is finishing a nursing degree at Monash", []ingest.Fact{f("school", "school", "Monash", "", "en")}},
+		{"en a degree in a subject", en, "Alice is finishing a degree in history", nil},
 		{"en a profile label", en, "Profile: nurse, lives in Leeds", []ingest.Fact{
 			f("occupation", "occupation", "nurse", "", "en"), f("location", "location", "Leeds", "", "en")}},
 		{"en a list's next items", en, "Alice is allergic to peanuts, shellfish and soy", []ingest.Fact{
