@@ -1026,10 +1026,10 @@ func timeWords(p Params) map[string]bool {
 // English seldom uses (Mochi, Biscuit), not one it often does (Back) nor
 // a word of chat no word list counts (Btw, Lol: markers.chat).
 func (or *offlineRun) namesPet(content string, pets []string) bool {
-	chat := or.skill.Params.Markers["chat"].EN
 	if len(givenNames(content)) > 0 || len(namesAfter(content, pets, or.dict)) > 0 || petCalled.MatchString(content) {
 		return true
 	}
+	chat := or.skill.Params.Markers["chat"].EN
 	for _, loc := range latinWord.FindAllStringIndex(content, -1) {
 		w := content[loc[0]:loc[1]]
 		if len(w) < 3 || !unicode.IsUpper(rune(w[0])) || w == strings.ToUpper(w) || slices.Contains(chat, strings.ToLower(w)) {

@@ -1335,7 +1335,7 @@ func (r *run) namesMember(sender string) bool {
 	if namesSender(r.question, sender) {
 		return true
 	}
-	name := strings.ToLower(strings.TrimFunc(sender, func(r rune) bool { return !unicode.IsLetter(r) }))
+	name := strings.ToLower(strings.TrimFunc(sender, func(c rune) bool { return !unicode.IsLetter(c) }))
 	q := strings.ToLower(r.question)
 	for _, kin := range r.skill.Params.KinNames {
 		words := kin.Words()
