@@ -1241,17 +1241,21 @@ func (lx extraction) reportsOther(rest string) bool {
 	if loc := enReportOf.FindStringIndex(rest); loc != nil {
 		return lx.others.MatchString(rest[loc[1]:])
 	}
-	// "提到他同事对海鲜过敏": the colleague's.
-	m := zhReport.FindString(rest)
-	if !strings.HasSuffix(m, "他") && !strings.HasSuffix(m, "她") {
-		return false
-	}
-	// A relative stays: "说他哥哥在新加坡做投行" tells of the user's brother.
-	tail := rest[len(m):]
-	if _, kin := cutWord(tail, lx.kinLead); kin {
+	// "提到他同事对海鲜过敏": the colleague's. A relative stays: "说他哥哥
+	// 在新加坡做投行" tells of the user's brother.
+	tail, him := zhReportHim(rest)
+	if _, kin := cutWord(tail, lx.kinLead); !him || kin {
 		return false
 	}
 	return lx.others.MatchString(tail)
+}
+
+// zhReportHim returns what follows a bot's report of the user's words
+// (zhReport) and whether the report ends in a pronoun (提到他, 说她): the
+// words after it may be of the user or of someone the user has.
+func zhReportHim(rest string) (tail string, him bool) {
+	m := zhReport.FindString(rest)
+	return rest[len(m):], strings.HasSuffix(m, "他") || strings.HasSuffix(m, "她")
 }
 
 // enReportPoss opens what a note reports about something of the user's
@@ -1324,7 +1328,9 @@ func (lx *lexicon) compileNotes(labels []noteLabel, selfNames []string) error {
 		return fmt.Errorf("ingest: fact lexicon: note_labels: %w", err)
 	}
 	if len(bare) > 0 {
-		lx.notesBare = regexp.MustCompile(`^\s*(?:[-•*·]\s*)?(` + strings.Join(bare, "|") + `)\p{Han}`)
+		if lx.notesBare, err = regexp.Compile(`^\s*(?:[-•*·]\s*)?(` + strings.Join(bare, "|") + `)\p{Han}`); err != nil {
+			return fmt.Errorf("ingest: fact lexicon: note_labels: bare: %w", err)
+		}
 	}
 	return nil
 }
@@ -1341,19 +1347,15 @@ func (lx extraction) readNotes(text string) string {
 	found := false
 	labelled := 0 // parts that open with a label, with or without a colon
 	for _, p := range parts {
-		if lx.notes.MatchString(p) || lx.notesBare != nil && lx.notesBare.MatchString(p) {
+		if lx.noteLabel(p, true) != nil {
 			labelled++
 		}
 	}
+	// "职业护士长；坐标青岛": in notes of several labelled parts, a Chinese
+	// label may stand right before its value.
+	bare := labelled >= 2
 	for i, p := range parts {
-		m := lx.notes.FindStringSubmatchIndex(p)
-		if m == nil && labelled >= 2 && lx.notesBare != nil {
-			// "职业护士长；坐标青岛": in notes of several labelled parts,
-			// a Chinese label may stand right before its value.
-			if b := lx.notesBare.FindStringSubmatchIndex(p); b != nil {
-				m = []int{b[0], b[3], b[2], b[3]}
-			}
-		}
+		m := lx.noteLabel(p, bare)
 		if m == nil {
 			continue
 		}
@@ -1365,13 +1367,7 @@ func (lx extraction) readNotes(text string) string {
 		if lx.noteSay[label] == nil {
 			// A label of the notes as a whole before a labelled part
 			// ("note: 所在地=无锡"): the part's own label reads it.
-			n := lx.notes.FindStringSubmatchIndex(value)
-			if n == nil && labelled >= 2 && lx.notesBare != nil {
-				if b := lx.notesBare.FindStringSubmatchIndex(value); b != nil {
-					n = []int{b[0], b[3], b[2], b[3]}
-				}
-			}
-			if n != nil && strings.TrimSpace(value[n[1]:]) != "" {
+			if n := lx.noteLabel(value, bare); n != nil && strings.TrimSpace(value[n[1]:]) != "" {
 				label, value = strings.ToLower(value[n[2]:n[3]]), strings.TrimSpace(value[n[1]:])
 			}
 		}
@@ -1392,6 +1388,20 @@ func (lx extraction) readNotes(text string) string {
 	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return strings.TrimSpace(p) == "" }), sep)
 }
 
+// noteLabel finds the label a part of a bot's notes opens with: the
+// indexes of the whole label (with its colon) and of the label itself, as
+// FindStringSubmatchIndex gives them, or nil. With bare, a Chinese label
+// right before its value counts too (lexicon notesBare).
+func (lx extraction) noteLabel(p string, bare bool) []int {
+	if m := lx.notes.FindStringSubmatchIndex(p); m != nil || !bare || lx.notesBare == nil {
+		return m
+	}
+	if b := lx.notesBare.FindStringSubmatchIndex(p); b != nil {
+		return []int{b[0], b[3], b[2], b[3]}
+	}
+	return nil
+}
+
 // notePart separates the parts of a bot's notes
 // ("职业：幼师；所在地：无锡", "Occupation: welder / Location: Gdańsk").
 var notePart = regexp.MustCompile(`\s*[；;\n]+\s*|\s+/\s+`)
@@ -1408,12 +1418,8 @@ var zhReport = regexp.MustCompile(`^(?:提到过?|提及|表示|说过?|称|讲�
 // 做调度" is "在宁波港做调度". A pronoun before one of the sender's
 // people stays theirs ("说他哥哥在新加坡做投行" is about the brother).
 func (lx extraction) zhReported(rest string) string {
-	m := zhReport.FindString(rest)
-	if m == "" {
-		return rest
-	}
-	tail := rest[len(m):]
-	if strings.TrimSpace(tail) == "" || (strings.HasSuffix(m, "他") || strings.HasSuffix(m, "她")) && lx.others.MatchString(tail) {
+	tail, him := zhReportHim(rest)
+	if tail == rest || strings.TrimSpace(tail) == "" || him && lx.others.MatchString(tail) {
 		return rest
 	}
 	return tail
