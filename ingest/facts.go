@@ -52,6 +52,7 @@ type lexiconFile struct {
 	Skip       map[string][]string          `yaml:"skip"`
 	NotSkip    []string                     `yaml:"not_skip"`
 	Jokes      map[string][]string          `yaml:"jokes"`
+	BotSelf    map[string][]string          `yaml:"bot_self"`
 	Laughter   map[string][]string          `yaml:"laughter"`
 	LeadWords  map[string][]string          `yaml:"lead_words"`
 	NoteLabels []noteLabel                  `yaml:"note_labels"`
@@ -180,6 +181,8 @@ type lexicon struct {
 	adverbs []string // longest first
 	skip    *regexp.Regexp
 	jokes   *regexp.Regexp
+	// botSelf says the text's speaker is the assistant (lexicon bot_self).
+	botSelf *regexp.Regexp
 	// laughter makes a joke of what a text claims the subject is
 	// (lexicon laughter, claimsToBe).
 	laughter *regexp.Regexp
@@ -379,7 +382,7 @@ func loadLexicon(b []byte) (*lexicon, error) {
 	for _, w := range []struct {
 		dst *(*regexp.Regexp)
 		src map[string][]string
-	}{{&lx.jokes, f.Jokes}, {&lx.laughter, f.Laughter}, {&lx.leadWords, f.LeadWords}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
+	}{{&lx.jokes, f.Jokes}, {&lx.botSelf, f.BotSelf}, {&lx.laughter, f.Laughter}, {&lx.leadWords, f.LeadWords}, {&lx.correction, f.Correction}, {&lx.questions, f.Questions}, {&lx.past, f.Past}, {&lx.placeOpen, f.PlaceOpen}} {
 		if *w.dst, err = wordsRE(both(w.src)); err != nil {
 			return nil, fmt.Errorf("ingest: fact lexicon: %w", err)
 		}
@@ -642,10 +645,24 @@ var andCounting = regexp.MustCompile(`(?i)\s+and counting\b`)
 // stripTimes removes the absolute times the historian wrote.
 func (lx extraction) stripTimes(s string) string {
 	for _, re := range lx.times {
-		s = re.ReplaceAllString(s, " ")
+		var b strings.Builder
+		last := 0
+		for _, m := range re.FindAllStringIndex(s, -1) {
+			if birthAfter.MatchString(s[m[1]:]) {
+				continue // the value of a birthday ("是九月份的生日"), no circumstance
+			}
+			b.WriteString(s[last:m[0]])
+			b.WriteString(" ")
+			last = m[1]
+		}
+		b.WriteString(s[last:])
+		s = b.String()
 	}
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }
+
+// birthAfter follows a time that is when someone was born.
+var birthAfter = regexp.MustCompile(`^\s*(?:的)?(?:生日|出生|生的|生人)`)
 
 // hanSpace is a space next to a Han character: mixed text ("住在
 // Vancouver", "在 Google 上海办公室上班") is matched without it.
@@ -737,6 +754,9 @@ var (
 // 的，其实我受不了榴莲", "jk, actually I teach science"); else nothing (ok
 // false): a joke states no fact.
 func (lx extraction) meant(text string) (string, bool) {
+	if lx.botSelf != nil && lx.botSelf.MatchString(text) {
+		return "", false // the assistant speaking of itself ("作为AI我没有生日")
+	}
 	if lx.jokes == nil {
 		return text, true
 	}
@@ -868,7 +888,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	var ante *Fact         // the last fact stated or recalled, for an ellipsis
 	prev := -1             // the fact of the clause before in out, or -1
 	var spans []clauseSpan // a span of out for each clause
-	for _, c := range splitAtSubject(splitClauses(text), starts) {
+	for _, c := range sharedSubject(splitAtSubject(splitClauses(text), starts), starts) {
 		spans = append(spans, clauseSpan{from: len(out), laughed: strings.ContainsRune(c.text, laughMark)})
 		c.text = strings.ReplaceAll(c.text, string(laughMark), "")
 		s := lx.stripParticles(notQuestion.Replace(joinHan(lx.stripTimes(lx.stripLead(c.text)))))
@@ -1121,12 +1141,13 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 			return false
 		}
 	}
-	if strings.ContainsAny(text, "?？") || lx.asks(text) {
+	// What the later clauses ask, suppose or say of others leaves the
+	// first one the sender's ("离了两年了 闺女判给我了", "每天下午接完儿子
+	// 放学还得赶去菜市场，有没有十五分钟能搞定的晚饭推荐").
+	c := splitClauses(text)[0]
+	if text = c.text; c.question || strings.ContainsAny(text, "?？") || lx.asks(text) {
 		return false
 	}
-	// What the later clauses suppose or say of others leaves the first
-	// one the sender's ("离了两年了 闺女判给我了").
-	text = splitClauses(text)[0].text
 	if lx.skips(text) {
 		return false
 	}
@@ -1455,6 +1476,37 @@ func splitAtSubject(cs []clause, starts []string) []clause {
 		out = append(out, clause{text: c.text[last:], question: c.question, and: c.and && last == 0})
 	}
 	return out
+}
+
+// sharedSubject gives a Chinese clause that opens with 自从, 自打 or 打从
+// and names no one the subject of the clause after it, when that clause
+// opens with a way of naming subj: "自从三月份搬到厦门，我每天傍晚都去
+// 骑车" says that subj moved to Xiamen.
+func sharedSubject(cs []clause, starts []string) []clause {
+	for i := 0; i+1 < len(cs); i++ {
+		lead := zhSinceLead.FindString(cs[i].text)
+		if lead == "" || cs[i].question || slices.ContainsFunc(starts, func(f string) bool { return strings.Contains(cs[i].text, f) }) {
+			continue
+		}
+		next := strings.TrimLeftFunc(cs[i+1].text, unicode.IsSpace)
+		for _, f := range starts {
+			if isCJKName(f) && startsWithName(next, f) {
+				cs[i].text = lead + f + cs[i].text[len(lead):]
+				break
+			}
+		}
+	}
+	return cs
+}
+
+// zhSinceLead opens a clause of the time since which something holds.
+var zhSinceLead = regexp.MustCompile(`^\s*(?:自从|自打|打从)`)
+
+// isCJKName reports whether a way of naming subj is written in Han
+// characters (我, 张三).
+func isCJKName(f string) bool {
+	r, _ := utf8.DecodeRuneInString(f)
+	return unicode.Is(unicode.Han, r)
 }
 
 // startsWithName reports whether s starts with the name f, not with a

@@ -58,6 +58,18 @@ func TestExtractFacts(t *testing.T) {
 		{"zh a colleague's allergy reported", zh, "用户提到他同事对海鲜过敏", nil},
 		{"zh a brother reported", zh, "用户说他哥哥在新加坡做投行", []ingest.Fact{f("family", "哥哥", "哥哥", "", "zh")}},
 		{"zh since a time", zh, "这个月起张三(qq:10001)开始生酮", []ingest.Fact{f("diet", "diet", "生酮", "", "zh")}},
+		// Facts said in passing while asking for something: the relative one
+		// looks after, a place since which something holds, a run-on.
+		{"zh the one fetched from school", zh, "张三(qq:10001)每天下午接完儿子放学还得赶去菜市场", []ingest.Fact{
+			f("habit", "每天下午接完儿子放学还得赶去菜市场", "每天下午接完儿子放学还得赶去菜市场", "", "zh"), f("family", "儿子", "儿子", "", "zh")}},
+		{"en the one dropped off", en, "Alice drops Alice's son off at football every Saturday", []ingest.Fact{
+			f("habit", "drops alice's son off football every saturday", "drops Alice's son off at football every Saturday", "", "en"), f("family", "son", "son", "", "en")}},
+		{"zh since a move, said before the subject", zh, "自从三月份搬到厦门，张三(qq:10001)每天傍晚都去骑车", []ingest.Fact{
+			f("location", "location", "厦门", "", "zh"), f("habit", "每天傍晚都去骑车", "每天傍晚都去骑车", "", "zh")}},
+		{"en since a move, run on", en, "since Alice moved to Glasgow the bus system has been a nightmare", []ingest.Fact{f("location", "location", "Glasgow", "", "en")}},
+		{"zh a son and a daughter", zh, "张三(qq:10001)有一儿一女", []ingest.Fact{f("family", "一儿一女", "一儿一女", "", "zh")}},
+		// The assistant speaking of itself states nothing of the user.
+		{"zh the assistant of itself", zh, "作为AI我没有生日，不过我很喜欢听大家讲生日愿望", nil},
 		{"zh cats at home, counted", zh, "三只橘猫在家称王", []ingest.Fact{f("pet", "橘猫", "橘猫", "", "zh")}},
 		{"en a note reports the user's birthday", en, "The user mentioned their birthday is on March 14th", []ingest.Fact{f("birthday", "birthday", "March 14th", "", "en")}},
 		{"en a note's label and a lower-case user", en, "Note: user is allergic to shellfish", []ingest.Fact{f("allergy", "shellfish", "shellfish", "", "en")}},
@@ -291,7 +303,9 @@ func TestExtractFacts(t *testing.T) {
 			f("location", "location", "苏州", "", "zh"), f("workplace", "workplace", "幼儿园", "", "zh"), f("occupation", "occupation", "老师", "", "zh")}},
 		{"zh names no one, 吉他 is no one", zh, "最近在学吉他", []ingest.Fact{f("learning", "吉他", "吉他", "", "zh")}},
 		{"zh names a colleague", zh, "同事刚搬到苏州", nil},
-		{"zh names no one but asks", zh, "刚搬到苏州，房租贵吗", nil},
+		// A question after a statement leaves the statement the sender's.
+		{"zh names no one, then asks", zh, "刚搬到苏州，房租贵吗", []ingest.Fact{f("location", "location", "苏州", "", "zh")}},
+		{"zh names no one and asks first", zh, "房租贵吗，刚搬到苏州", nil},
 		{"zh asks without a mark", zh, "在苏州住了多久", nil},
 		{"en names no one", en, "Been living in Leeds for two years", []ingest.Fact{f("location", "location", "Leeds", "", "en")}},
 		{"en names no one, gerund", en, "Currently working as a pharmacist", []ingest.Fact{f("occupation", "occupation", "pharmacist", "", "en")}},
