@@ -103,6 +103,8 @@ func TestAfterPreamble(t *testing.T) {
 		{"这几天我是不是跟你吐槽过什么程序挂了 最后咋解决的", "这几天我是不是跟你吐槽过什么程序挂了 最后咋解决的", false},
 		{"你还记得吗？我上次说的那家火锅店", "你还记得吗？我上次说的那家火锅店", false}, // the question asks nothing of its own
 		{"我住哪？我几乎每天都加班", "我住哪？", true},                  // 几乎 asks nothing
+		// A sentence saying the asker cannot recall asks nothing.
+		{"我之前弄的那辆车花了几个钱 咋想不起了", "我之前弄的那辆车花了几个钱", true},
 		{"Would Caroline likely have Dr. Seuss books on her bookshelf?", "Would Caroline likely have Dr. Seuss books on her bookshelf?", false},
 		{"What areas of the U.S. has John been to?", "What areas of the U.S. has John been to?", false},
 		{"Would Tim enjoy books by C. S. Lewis or John Greene?", "Would Tim enjoy books by C. S. Lewis or John Greene?", false},

@@ -529,8 +529,15 @@ var matterEnd = regexp.MustCompile(zhForms(`[的那这]事(?:儿|情)?$`))
 // words: a question (isQuestionText), or a word asking what, who, where,
 // when, why or how ("都是为啥回去的", "老师咋说的").
 func asksSomething(s string) bool {
+	if !isQuestionText(s) && forgets.MatchString(s) {
+		return false // "咋想不起了": the asker's memory, not a question
+	}
 	return isQuestionText(s) || whWord.MatchString(strings.ToLower(s))
 }
+
+// forgets is a sentence that says the asker cannot recall, asking why
+// only of themselves ("咋想不起了", "怎么就记不住呢").
+var forgets = regexp.MustCompile(zhForms(`^\s*(?:我)?(?:咋|怎么|为啥|为什么|怎)(?:就|又|都|老是?|总是?|一下)?(?:想不起|记不住|记不清|记不得|忘)[^\s，,。？?！!]{0,4}$`))
 
 // asksFromTo reports whether a question asks for a matter's course from
 // one of its steps to another ("搬店那个事从签合同到开业 中间出了啥子岔子",
