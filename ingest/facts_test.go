@@ -68,6 +68,12 @@ func TestExtractFacts(t *testing.T) {
 			f("location", "location", "厦门", "", "zh"), f("habit", "每天傍晚都去骑车", "每天傍晚都去骑车", "", "zh")}},
 		{"en since a move, run on", en, "since Alice moved to Glasgow the bus system has been a nightmare", []ingest.Fact{f("location", "location", "Glasgow", "", "en")}},
 		{"zh a son and a daughter", zh, "张三(qq:10001)有一儿一女", []ingest.Fact{f("family", "一儿一女", "一儿一女", "", "zh")}},
+		{"zh a job with an English word before it", zh, "张三(qq:10001)是个 freelance 翻译", []ingest.Fact{f("occupation", "occupation", "freelance翻译", "", "zh")}},
+		{"zh only one drink", zh, "张三(qq:10001)现在只喝白开水", []ingest.Fact{f("drink", "白开水", "白开水", "positive", "zh")}},
+		{"en a diet from a day on", en, "Starting Monday Alice is doing 16:8 intermittent fasting", []ingest.Fact{f("diet", "diet", "intermittent fasting", "", "en")}},
+		{"en years of living somewhere", en, "Alice just got a green card after eight years living in Chicago", []ingest.Fact{f("location", "location", "Chicago", "", "en")}},
+		{"en a first week at work", en, "it's Alice's first week at Deloitte", []ingest.Fact{f("workplace", "workplace", "Deloitte", "", "en")}},
+		{"en a year of study", en, "Alice is a second-year student at Leeds", []ingest.Fact{f("school", "school", "Leeds", "", "en")}},
 		// The assistant speaking of itself states nothing of the user.
 		{"zh the assistant of itself", zh, "作为AI我没有生日，不过我很喜欢听大家讲生日愿望", nil},
 		{"zh cats at home, counted", zh, "三只橘猫在家称王", []ingest.Fact{f("pet", "橘猫", "橘猫", "", "zh")}},
