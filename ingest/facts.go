@@ -1114,6 +1114,11 @@ var objectLead = regexp.MustCompile(`(?:给|跟|对|让|帮|替|和|陪|催|问|
 // teacher"), not a person named.
 var jobLead = regexp.MustCompile(`(?:当|做|是|(?i:\bas an?\s+))$`)
 
+// caredFor is what makes a relative named the one the sender looks after,
+// not the subject ("每天下午接完儿子放学", "drop my son off"): the
+// sender is.
+var caredFor = regexp.MustCompile(`(?:接|送|接送|陪|哄|喂|照顾|(?i:\b(?:drop|pick|walk|feed)s?\s+(?:my\s+)?))(?:完|好|着)?$`)
+
 // companionLead is what makes someone named company, not the subject
 // ("Play basketball every Sunday with some coworkers", "跟同事打桌球"): the
 // doer is still the one who speaks.
@@ -1152,7 +1157,8 @@ func (lx extraction) namesNoOne(text string, starts []string) bool {
 		return false
 	}
 	for _, m := range lx.someone.FindAllStringIndex(text, -1) {
-		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) && !company(text[:m[0]], text[m[0]:m[1]]) {
+		if !slices.Contains(lx.notSomeone, text[m[0]:m[1]]) && !jobLead.MatchString(text[:m[0]]) && !company(text[:m[0]], text[m[0]:m[1]]) &&
+			!caredFor.MatchString(text[:m[0]]) {
 			return false
 		}
 	}

@@ -74,6 +74,8 @@ func TestExtractFacts(t *testing.T) {
 		{"en years of living somewhere", en, "Alice just got a green card after eight years living in Chicago", []ingest.Fact{f("location", "location", "Chicago", "", "en")}},
 		{"en a first week at work", en, "it's Alice's first week at Deloitte", []ingest.Fact{f("workplace", "workplace", "Deloitte", "", "en")}},
 		{"en a year of study", en, "Alice is a second-year student at Leeds", []ingest.Fact{f("school", "school", "Leeds", "", "en")}},
+		{"zh no one named but the child one takes to school", zh, "每天送女儿上学", []ingest.Fact{
+			f("habit", "每天送女儿上学", "每天送女儿上学", "", "zh"), f("family", "女儿", "女儿", "", "zh")}},
 		// The assistant speaking of itself states nothing of the user.
 		{"zh the assistant of itself", zh, "作为AI我没有生日，不过我很喜欢听大家讲生日愿望", nil},
 		{"zh cats at home, counted", zh, "三只橘猫在家称王", []ingest.Fact{f("pet", "橘猫", "橘猫", "", "zh")}},
