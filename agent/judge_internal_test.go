@@ -944,6 +944,10 @@ func TestKeyTermsAskingPhrase(t *testing.T) {
 	if slices.Contains(got, "go") || !slices.Contains(got, stem("comfort")) {
 		t.Errorf("keyTerms = %q, want comfort and no go", got)
 	}
+	// 从头 (from the start) asks for a matter's course; its 头 is no term.
+	if got := keyTerms("帮我从头捋一捋领养汤圆的整个过程", askingWords(sk.Params)); slices.Contains(got, "头") || !slices.Contains(got, "领养") {
+		t.Errorf("keyTerms = %q, want 领养 and no 头", got)
+	}
 }
 
 func TestNegated(t *testing.T) {

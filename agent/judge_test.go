@@ -426,6 +426,13 @@ func TestPresentOfTopic(t *testing.T) {
 			lena("10", "a1", day(1, 18), "每天骑电动车上下班 二十分钟 下雨就很崩溃"),
 			lena("10", "a2", day(5, 10), "电动车卖掉了 地铁太方便 之后上班坐地铁就好"),
 		}, judgeCase{name: "afterwards", question: "我现在每天怎么去上班？", cited: []string{"a2"}, forbidden: []string{"a1"}, note: "superseded by a2"}},
+		// A day of the week two statements name (礼拜六, 礼拜一) is no
+		// subject: hiring someone who starts next Monday does not revise
+		// an opening moved to a Saturday.
+		{"wx:11", []storage.Message{
+			lena("11", "o1", day(4, 9), "开业的日子只能往后推了 五一肯定赶不上了 改到五月十六号 礼拜六"),
+			lena("11", "o2", day(4, 18), "今天又面了一个服务员 手脚麻利 当场就定了 下礼拜一来帮忙打扫卫生"),
+		}, judgeCase{name: "a weekday is no subject", question: "现在开业到底定的哪天", cited: []string{"o1"}}},
 	} {
 		tc.jc.check(t, agent.New(serviceWith(t, tc.user, tc.msgs), mustSkill(t)), tc.user, "2026-05-20T12:00:00Z")
 	}

@@ -1412,7 +1412,7 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	// Bach" for sharing 开始, nor about a question's 最近.
 	// Nor is liking: "我最钟意嘅糖水系双皮奶" and "改成计算机…钟意写code" are
 	// not about one thing for both liking something.
-	when := slices.Concat(r.skill.Params.Markers["daypart"].Words(), r.skill.Params.Markers["present"].Words(), r.skill.Params.Markers["change"].Words(),
+	when := slices.Concat(r.skill.Params.Markers["daypart"].Words(), r.skill.Params.Markers["weekday"].Words(), r.skill.Params.Markers["present"].Words(), r.skill.Params.Markers["change"].Words(),
 		r.skill.Params.Intents["preference"].Words())
 	sameSubjectExcept := append(slices.Clone(lo.names), when...)
 	pool := slices.Clone(kept)
