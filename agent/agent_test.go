@@ -327,6 +327,7 @@ func TestSkillParamsRejected(t *testing.T) {
 		{"gloss_similarity over 1", "gloss_similarity: 0.25", "gloss_similarity: 1.5", "stop.gloss_similarity"},
 		{"cite_max over max_evidence", "cite_max: 4", "cite_max: 9", "stop.cite_max"},
 		{"aggregate_cite_max over max_evidence", "aggregate_cite_max: 5", "aggregate_cite_max: 9", "stop.aggregate_cite_max"},
+		{"thread_cite_max over max_evidence", "thread_cite_max: 7", "thread_cite_max: 9", "stop.thread_cite_max"},
 		{"negative unsupported_cite_max", "unsupported_cite_max: 1", "unsupported_cite_max: -1", "stop.unsupported_cite_max"},
 		{"question_weight over 1", "question_weight: 0.7", "question_weight: 1.5", "stop.question_weight"},
 		{"negative speaker", "speaker: 2", "speaker: -1", "weights"},

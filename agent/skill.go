@@ -117,6 +117,10 @@ type StopRules struct {
 	// several things (markers.aggregate): a list, a count, a comparison.
 	// Zero keeps CiteMax.
 	AggregateCiteMax int `yaml:"aggregate_cite_max"`
+	// ThreadCiteMax replaces it for a question about a matter's course
+	// (markers.thread), whose steps are each a message of their own. Zero
+	// keeps AggregateCiteMax.
+	ThreadCiteMax int `yaml:"thread_cite_max"`
 	// UnsupportedCiteMax lets the offline synthesizer cite at most this
 	// many messages more than bear out the question in absolute terms
 	// (support at least min_support) among the best limits.max_evidence
@@ -347,6 +351,9 @@ func (p Params) validate() error {
 	}
 	if p.Stop.AggregateCiteMax < 0 || p.Stop.AggregateCiteMax > l.MaxEvidence {
 		errs = append(errs, errors.New("stop.aggregate_cite_max must be between 0 and limits.max_evidence"))
+	}
+	if p.Stop.ThreadCiteMax < 0 || p.Stop.ThreadCiteMax > l.MaxEvidence {
+		errs = append(errs, errors.New("stop.thread_cite_max must be between 0 and limits.max_evidence"))
 	}
 	if p.Stop.UnsupportedCiteMax < 0 || p.Stop.UnsupportedCiteMax > l.MaxEvidence {
 		errs = append(errs, errors.New("stop.unsupported_cite_max must be between 0 and limits.max_evidence"))

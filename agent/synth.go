@@ -1184,6 +1184,9 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	if (o.aggregate || o.thread) && p.Stop.AggregateCiteMax > 0 {
 		most = p.Stop.AggregateCiteMax
 	}
+	if o.thread && p.Stop.ThreadCiteMax > 0 {
+		most = p.Stop.ThreadCiteMax
+	}
 	// An answer few of the best messages (as many as any brain may cite)
 	// bear out in absolute terms is unsure: cite those and at most
 	// stop.unsupported_cite_max others (a question about something never

@@ -968,6 +968,25 @@ func TestThreadFromStartToEnd(t *testing.T) {
 	}
 }
 
+// TestThreadCitesItsSteps: a matter's course told in more steps than a
+// list's cap (stop.aggregate_cite_max) cites up to stop.thread_cite_max of
+// them.
+func TestThreadCitesItsSteps(t *testing.T) {
+	msgs := append([]storage.Message{
+		said("s1", 60, "厨房装修定了，找的老郑全包，八万块。"),
+		said("s2", 55, "厨房装修开工了，先拆旧橱柜。"),
+		said("s3", 50, "厨房装修水电改完了，验收过了。"),
+		said("s4", 45, "厨房装修贴砖贴了三天，颜色选的浅灰。"),
+		said("s5", 40, "厨房装修橱柜装好了，台面是石英石。"),
+		said("s6", 35, "厨房装修油烟机和灶具今天装上了。"),
+		said("s7", 30, "厨房装修完工了，尾款付清，总共八万三。"),
+	}, offTopic("m8", 20, "m9", 10)...)
+	resp := recallDict(t, msgs, "厨房装修那个事从头到尾是咋样的？")
+	if got := citedIDs(resp); len(got) < 6 || slices.Contains(got, "m8") || slices.Contains(got, "m9") {
+		t.Errorf("cited %v, want six or more of s1-s7 and neither m8 nor m9 (notes %q)", got, resp.Limits.Notes)
+	}
+}
+
 // TestReplyToAnothersNews: a reply is judged with the question it answers,
 // unless that question tells of its asker's own doings and the recall asks
 // of the user's: granting a student's leave for a trip to Chongqing does
