@@ -1158,3 +1158,29 @@ func TestThreadWord(t *testing.T) {
 		}
 	}
 }
+
+func TestAsksCode(t *testing.T) {
+	for q, want := range map[string]bool{
+		"What's the booth number I got at the market?":       true,
+		"我的医保卡号是多少来着":                                        true,
+		"Priya asking again for the block code":              true,
+		"What was the highest number of points John scored?": false,
+		"What is John's number one goal?":                    false,
+		"我家猫叫啥":                                              false,
+	} {
+		if got := asksCode(q); got != want {
+			t.Errorf("asksCode(%q) = %v, want %v", q, got, want)
+		}
+	}
+	for text, want := range map[string]bool{
+		"买家卡号 KM-6021387":                  true,
+		"Saved: visa TRNs EGO8F2K4XQ":      true,
+		"商标申请号 79640318":                   true,
+		"第一次摆摊是 5月16号 Saturday, 7am 到 1pm": false,
+		"booth 我 apply 了":                  false,
+	} {
+		if got := hasCode(text); got != want {
+			t.Errorf("hasCode(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

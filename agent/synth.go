@@ -1042,9 +1042,16 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// answered by "my partner is a vet", "我的车是什么颜色？" not by "I
 	// drive a Tesla"). A kind only the dictionary's places name gives
 	// nothing to check without one.
+	codeAsked := asksCode(r.question)
 	gives := func(c *candidate) (bool, string) {
 		if o.number && !hasNumeral(c.ev.Content) {
 			return false, "gives no number, the question asks for one"
+		}
+		// A number that names one thing (a booth, a passport, an order)
+		// is a code: digits in a row or letters with digits, not a date
+		// or a count ("第一次摆摊是 5月16号" gives no booth number).
+		if codeAsked && !hasCode(c.ev.Content) {
+			return false, "gives no number or code, the question asks for one"
 		}
 		// An age is a number said as one (三岁, 32 years old), not a count.
 		if o.age && !hasAge(c.ev.Content) {
@@ -1864,6 +1871,24 @@ var numberWords = []string{"one", "two", "three", "four", "five", "six", "seven"
 // hasNumeral reports whether text gives a number: a digit, a Chinese
 // numeral (一 only before a measure word: 一岁, not 一起), or an English
 // number word.
+// asksCode reports whether a question asks for the number or code that
+// names one thing ("What's the booth number I got?", "我的医保卡号是多少",
+// "block code"), not for a count ("the number of points") or a rank.
+func asksCode(question string) bool {
+	lower := strings.ToLower(question)
+	return codeAsk.MatchString(lower) && !countAsk.MatchString(lower)
+}
+
+// hasCode reports whether a text holds a code: three digits or more in a
+// row, or letters before digits (EGO8F2K4XQ, KM-6021387; not 7am).
+func hasCode(text string) bool { return codeToken.MatchString(text) }
+
+var (
+	codeAsk   = regexp.MustCompile(zhForms(`号码|卡号|编号|单号|车牌|账号|密码|工号|学号|房号|证号|统编|尾号|\b(?:number|code|id|pin|password|passcode|reference|ref)\b`))
+	countAsk  = regexp.MustCompile(`\bnumber (?:of|one|two)\b|\bhow many\b`)
+	codeToken = regexp.MustCompile(`\d{3,}|[A-Za-z]+-?\d+[A-Za-z\d-]*|[一二三四五六七八九零〇]{3,}`)
+)
+
 func hasNumeral(text string) bool {
 	rs := []rune(text)
 	for i, r := range rs {
