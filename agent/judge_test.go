@@ -433,6 +433,13 @@ func TestPresentOfTopic(t *testing.T) {
 			lena("11", "o1", day(4, 9), "开业的日子只能往后推了 五一肯定赶不上了 改到五月十六号 礼拜六"),
 			lena("11", "o2", day(4, 18), "今天又面了一个服务员 手脚麻利 当场就定了 下礼拜一来帮忙打扫卫生"),
 		}, judgeCase{name: "a weekday is no subject", question: "现在开业到底定的哪天", cited: []string{"o1"}}},
+		// A statement that itself revises a plan is not turned back by a
+		// later one that revises nothing: that one goes on from it.
+		{"wx:12", []storage.Message{
+			lena("12", "j1", day(3, 2), "跟你说 我决定要考日检了 报7月的N3 现在在背五十音跟文法"),
+			lena("12", "j2", day(4, 6), "日检那个要改一下 不对 我改报12月的N3了 7月那场刚好撞到店里周年庆 排班排不掉"),
+			lena("12", "j3", day(5, 3), "日检文法念到第十课了 て形还是好乱 想睡了 晚安"),
+		}, judgeCase{name: "a revision goes on", question: "我日检现在是报哪一场啊？", cited: []string{"j2"}}},
 	} {
 		tc.jc.check(t, agent.New(serviceWith(t, tc.user, tc.msgs), mustSkill(t)), tc.user, "2026-05-20T12:00:00Z")
 	}

@@ -1489,6 +1489,13 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			if a.flags.change && negated(a.ev.Content) && !negated(b.ev.Content) && !b.flags.change && !revises {
 				continue
 			}
+			// Nor is one that itself revises an earlier plan ("不对 我改报12月
+			// 的N3了", "改到五月十六号"): a later one that revises nothing and
+			// corrects nothing goes on from it ("日检文法念到第十课了").
+			if countHits(strings.ToLower(a.ev.Content), revision) > 0 && !revises && !b.flags.change &&
+				countHits(strings.ToLower(b.ev.Content), corrections) == 0 {
+				continue
+			}
 			if (lo.revisedOnly || !in[b]) && !revises {
 				continue
 			}
