@@ -76,6 +76,9 @@ func TestExtractFacts(t *testing.T) {
 		{"en a year of study", en, "Alice is a second-year student at Leeds", []ingest.Fact{f("school", "school", "Leeds", "", "en")}},
 		{"zh no one named but the child one takes to school", zh, "每天送女儿上学", []ingest.Fact{
 			f("habit", "每天送女儿上学", "每天送女儿上学", "", "zh"), f("family", "女儿", "女儿", "", "zh")}},
+		{"zh what one goes somewhere to learn", zh, "张三(qq:10001)每周去社区大学学油画", []ingest.Fact{
+			f("habit", "每周去社区大学学油画", "每周去社区大学学油画", "", "zh"), f("learning", "油画", "油画", "", "zh")}},
+		{"zh teaching at a school is no learning", zh, "张三(qq:10001)在一所中学教语文", []ingest.Fact{f("workplace", "workplace", "一所中学", "", "zh"), f("occupation", "occupation", "教语文", "", "zh")}},
 		// The assistant speaking of itself states nothing of the user.
 		{"zh the assistant of itself", zh, "作为AI我没有生日，不过我很喜欢听大家讲生日愿望", nil},
 		{"zh cats at home, counted", zh, "三只橘猫在家称王", []ingest.Fact{f("pet", "橘猫", "橘猫", "", "zh")}},
