@@ -79,6 +79,9 @@ func TestExtractFacts(t *testing.T) {
 		{"zh what one goes somewhere to learn", zh, "张三(qq:10001)每周去社区大学学油画", []ingest.Fact{
 			f("habit", "每周去社区大学学油画", "每周去社区大学学油画", "", "zh"), f("learning", "油画", "油画", "", "zh")}},
 		{"zh teaching at a school is no learning", zh, "张三(qq:10001)在一所中学教语文", []ingest.Fact{f("workplace", "workplace", "一所中学", "", "zh"), f("occupation", "occupation", "教语文", "", "zh")}},
+		{"zh work in a language", zh, "张三(qq:10001)主要接日语的活儿", []ingest.Fact{f("language", "日语", "日语", "", "zh")}},
+		{"en a sport by its verb and where", en, "these days Alice just swims laps at the leisure centre", []ingest.Fact{f("hobby", "swims", "swims", "positive", "en")}},
+		{"en a sport with how often is a routine", en, "Alice swims every morning", []ingest.Fact{f("habit", "swims every morning", "swims every morning", "", "en")}},
 		// The assistant speaking of itself states nothing of the user.
 		{"zh the assistant of itself", zh, "作为AI我没有生日，不过我很喜欢听大家讲生日愿望", nil},
 		{"zh cats at home, counted", zh, "三只橘猫在家称王", []ingest.Fact{f("pet", "橘猫", "橘猫", "", "zh")}},
