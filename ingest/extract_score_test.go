@@ -256,7 +256,7 @@ func scoreExtraction(tb testing.TB, obs []labelledObservation, split string) ext
 // extractFloors are just under what the extractor reaches; a change that
 // lowers a split's precision or recall past them fails.
 var extractFloors = map[string]struct{ precision, recall float64 }{
-	"tune":   {0.95, 0.88},
+	"tune":   {0.94, 0.87},
 	"report": {0.88, 0.65},
 }
 
