@@ -1434,6 +1434,7 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 	slices.SortFunc(pool[len(kept):], func(a, b *candidate) int { return strings.Compare(a.ev.MessageID, b.ev.MessageID) })
 	gone := map[*candidate]bool{}
 	for _, a := range kept {
+		aRevises := countHits(strings.ToLower(a.ev.Content), revision) > 0
 		for _, b := range pool {
 			if a == b || gone[a] || gone[b] || !b.ev.CreatedAt.After(a.ev.CreatedAt) ||
 				a.ev.Role != b.ev.Role || a.ev.SenderName != b.ev.SenderName {
@@ -1492,7 +1493,7 @@ func (r *run) latest(kept []*candidate, lo latestOpts) []*candidate {
 			// Nor is one that itself revises an earlier plan ("不对 我改报12月
 			// 的N3了", "改到五月十六号"): a later one that revises nothing and
 			// corrects nothing goes on from it ("日检文法念到第十课了").
-			if countHits(strings.ToLower(a.ev.Content), revision) > 0 && !revises && !b.flags.change &&
+			if aRevises && !revises && !b.flags.change &&
 				countHits(strings.ToLower(b.ev.Content), corrections) == 0 {
 				continue
 			}

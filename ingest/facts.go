@@ -645,9 +645,13 @@ var andCounting = regexp.MustCompile(`(?i)\s+and counting\b`)
 // stripTimes removes the absolute times the historian wrote.
 func (lx extraction) stripTimes(s string) string {
 	for _, re := range lx.times {
+		ms := re.FindAllStringIndex(s, -1)
+		if len(ms) == 0 {
+			continue
+		}
 		var b strings.Builder
 		last := 0
-		for _, m := range re.FindAllStringIndex(s, -1) {
+		for _, m := range ms {
 			if birthAfter.MatchString(s[m[1]:]) {
 				continue // the value of a birthday ("是九月份的生日"), no circumstance
 			}
