@@ -652,7 +652,7 @@ func (lx extraction) stripTimes(s string) string {
 		var b strings.Builder
 		last := 0
 		for _, m := range ms {
-			if birthAfter.MatchString(s[m[1]:]) {
+			if birthAfter.MatchString(s[m[1]:]) || birthBefore.MatchString(s[:m[0]]) {
 				continue // the value of a birthday ("是九月份的生日"), no circumstance
 			}
 			b.WriteString(s[last:m[0]])
@@ -664,6 +664,10 @@ func (lx extraction) stripTimes(s string) string {
 	}
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
 }
+
+// birthBefore comes before a time that is when someone was born ("生日：
+// 1998年2月14日", "born in March 1990").
+var birthBefore = regexp.MustCompile(`(?:生日|出生|(?i:\b(?:birthday|bday|dob|born)))(?:是|在|为|于|日期|(?i:\s+(?:on|in|is)))?\s*[：:]?\s*$`)
 
 // birthAfter follows a time that is when someone was born.
 var birthAfter = regexp.MustCompile(`^\s*(?:的)?(?:生日|出生|生的|生人)`)
@@ -893,8 +897,9 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 	prev := -1             // the fact of the clause before in out, or -1
 	var spans []clauseSpan // a span of out for each clause
 	for _, c := range sharedSubject(splitAtSubject(splitClauses(text), starts), starts) {
-		spans = append(spans, clauseSpan{from: len(out), laughed: strings.ContainsRune(c.text, laughMark)})
+		laughed := strings.ContainsRune(c.text, laughMark)
 		c.text = strings.ReplaceAll(c.text, string(laughMark), "")
+		spans = append(spans, clauseSpan{from: len(out), laughed: laughed, remarks: laughed && remark(c.text)})
 		s := lx.stripParticles(notQuestion.Replace(joinHan(lx.stripTimes(lx.stripLead(c.text)))))
 		last := prev
 		prev = -1
@@ -955,6 +960,9 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 			rest = enThird(rest)
 		case about && !otherSubject.MatchString(s):
 			rest, elided = s, true
+			// "我是火星人 来地球出差的 哈哈哈": the joke goes on; its laugh
+			// is at the claim.
+			spans[len(spans)-1].remarks = false
 		default:
 			about = false
 			continue
@@ -1074,6 +1082,21 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 type clauseSpan struct {
 	from           int
 	laughed, claim bool
+	// remarks: the clause says something of its own before its laugh
+	// ("我是桂林人，所以我俩吃饭老吵架哈哈"): the laugh is at that.
+	remarks bool
+}
+
+// remark reports whether a clause says something of its own (所以我俩吃
+// 饭老吵架, "and my cat agrees"), not a word or two (对吧, "right").
+func remark(s string) bool {
+	han := 0
+	for _, r := range s {
+		if unicode.Is(unicode.Han, r) {
+			han++
+		}
+	}
+	return han >= 5 || len(strings.Fields(s)) >= 3
 }
 
 // laughedOff drops the facts of a clause that claims what the subject is
@@ -1094,8 +1117,8 @@ func laughedOff(out []Fact, spans []clauseSpan) []Fact {
 			continue
 		}
 		for j := i; j < len(spans); j++ {
-			if j > i && spans[j].from < end(j) && !spans[j].claim {
-				break // a fact said after the claim: the laugh is at that
+			if j > i && (spans[j].from < end(j) && !spans[j].claim || spans[j].remarks) {
+				break // a fact or a remark said after the claim: the laugh is at that
 			}
 			if spans[j].laughed {
 				drop = append(drop, i)
@@ -1144,16 +1167,17 @@ func company(before, who string) bool {
 // is then the sender's, as chat writes it ("刚搬到深圳", "Moved to Berlin
 // last spring").
 func (lx extraction) namesNoOne(text string, starts []string) bool {
-	lower := strings.ToLower(text)
+	// What the later clauses ask, suppose or say of others, or of the
+	// sender by name, leaves the first one the sender's ("离了两年了 闺女判
+	// 给我了", "每天下午接完儿子放学还得赶去菜市场，有没有十五分钟能搞定的晚
+	// 饭推荐", "Born 30 Dec 1995, I always get combined presents").
+	c := splitClauses(text)[0]
+	lower := strings.ToLower(c.text)
 	for _, f := range starts {
 		if namedNotPossessive(lower, strings.ToLower(f)) {
 			return false
 		}
 	}
-	// What the later clauses ask, suppose or say of others leaves the
-	// first one the sender's ("离了两年了 闺女判给我了", "每天下午接完儿子
-	// 放学还得赶去菜市场，有没有十五分钟能搞定的晚饭推荐").
-	c := splitClauses(text)[0]
 	if text = c.text; c.question || strings.ContainsAny(text, "?？") || lx.asks(text) {
 		return false
 	}
@@ -1350,21 +1374,26 @@ func (lx *lexicon) compileNotes(labels []noteLabel, selfNames []string) error {
 	slices.SortFunc(bare, func(a, b string) int { return len(b) - len(a) })
 	var owners []string
 	for _, n := range selfNames {
-		owners = append(owners, regexp.QuoteMeta(strings.ToLower(n))+`(?:的|['’]s)\s*`)
+		// 用户的生日, 用户生日, "User's birthday"
+		owners = append(owners, regexp.QuoteMeta(strings.ToLower(n))+`(?:的|['’]s)?\s*`)
 	}
 	slices.SortFunc(alts, func(a, b string) int { return len(b) - len(a) })
 	var err error
-	lx.notes, err = regexp.Compile(`(?i)^\s*(?:[-•*·]\s*)?(?:` + strings.Join(owners, "|") + `)?(` + strings.Join(alts, "|") + `)\s*[:：=]\s*`)
+	lx.notes, err = regexp.Compile(`(?i)^\s*(?:[-•*·]\s*)?` + noteHeading + `(?:` + strings.Join(owners, "|") + `)?(` + strings.Join(alts, "|") + `)\s*[:：=]\s*`)
 	if err != nil {
 		return fmt.Errorf("ingest: fact lexicon: note_labels: %w", err)
 	}
 	if len(bare) > 0 {
-		if lx.notesBare, err = regexp.Compile(`^\s*(?:[-•*·]\s*)?(` + strings.Join(bare, "|") + `)\p{Han}`); err != nil {
+		if lx.notesBare, err = regexp.Compile(`^\s*(?:[-•*·]\s*)?` + noteHeading + `(` + strings.Join(bare, "|") + `)\p{Han}`); err != nil {
 			return fmt.Errorf("ingest: fact lexicon: note_labels: bare: %w", err)
 		}
 	}
 	return nil
 }
+
+// noteHeading is a bracketed heading before a note's first label
+// ("【用户画像】职业：…", "[profile] job: …").
+const noteHeading = `(?:[【\[][^】\]]{1,12}[】\]]\s*)?`
 
 // readNotes reads a bot's labelled notes ("职业：麻醉科医生；爱好：攀岩")
 // as sentences ("用户是麻醉科医生。用户喜欢攀岩"): each part, between
@@ -1443,7 +1472,7 @@ var zhHearsay = regexp.MustCompile(`(^|[，。；;\s])据((?:该|这位)?用户|
 
 // zhReport is what a bot writes in Chinese when it reports the sender's
 // words ("用户提到他在宁波港做调度", "对方称自己在腾讯做策划").
-var zhReport = regexp.MustCompile(`^(?:提到过?|提及|表示|说过?|称|讲到|透露|告诉我|提了一句|自称)[，,:：]?\s*(?:他|她|自己|TA)?`)
+var zhReport = regexp.MustCompile(`^(?:提到过?|提及|表示|说过?|称|讲到|透露|告诉我|提了一句|自称|自述)[，,:：]?\s*(?:他|她|自己|TA)?`)
 
 // zhReported drops the report around the sender's words: "提到他在宁波港
 // 做调度" is "在宁波港做调度". A pronoun before one of the sender's

@@ -570,6 +570,26 @@ func TestObservationFacts(t *testing.T) {
 		{"zh a doctor's finding opens the text", zh, "大夫说我是尘螨过敏", []string{"allergy=尘螨/"}},
 		{"zh a class taught names the workplace", zh, "我在实验中学带高三", []string{"workplace=实验中学/"}},
 		{"zh an instrument of one character", zh, "我在乐队里打鼓", []string{"hobby=鼓/positive"}},
+		// Observation batch 27 (its tune half).
+		{"zh a laugh at a remark after a claim", zh, "我老婆是东北的，我是广西桂林人，所以我俩吃饭老吵架哈哈", []string{"hometown=广西桂林/", "family=老婆/"}},
+		{"zh a note's label after the user without 的, a year before the date", zh, "用户生日：1998年2月14日（情人节）", []string{"birthday=2月14日/"}},
+		{"zh notes under a bracketed heading", zh, "【用户画像】职业：中学物理老师；宠物：一只鹦鹉", []string{"occupation=中学物理老师/", "pet=鹦鹉/"}},
+		{"zh a place's people said bare in a note", zh, "用户自述：成都人，现居杭州", []string{"location=杭州/", "hometown=成都/"}},
+		{"zh a place's people as a reason", zh, "我吃不了辣，毕竟江苏人", []string{"hometown=江苏/", "food=辣/negative"}},
+		{"zh a school and a major before 毕业的", zh, "北师大心理学毕业的", []string{"school=北师大/"}},
+		{"zh a birthday as an answer", zh, "生日？我11月3号的，天蝎座", []string{"birthday=11月3号/"}},
+		{"zh nearly two years is no part of the thing", zh, "练拳击快两年了", []string{"learning=拳击/"}},
+		{"zh yyds of a drink", zh, "椰子水yyds，夏天一天能干掉三瓶", []string{"drink=椰子水/positive"}},
+		{"zh a test for allergens names none", zh, "上周查了过敏原，我是对尘螨过敏", []string{"allergy=尘螨/"}},
+		{"en graduated, then where and as what", en, "Graduated from NUS in 2021, now at DBS as an analyst", []string{"occupation=analyst/", "workplace=DBS/", "school=NUS/"}},
+		{"en a first language", en, "I am learning English since two years, my first language is Vietnamese", []string{"language=Vietnamese/", "learning=English/"}},
+		{"en coeliac keeps gluten out", en, "I'm coeliac so anything with gluten is a no-go for me", []string{"diet=gluten-free/"}},
+		{"en born on a date, then the sender named", en, "Born 30 Dec 1995, I always get combined presents", []string{"birthday=30 Dec/", "habit=always gets combined presents/"}},
+		{"en what one could live on", en, "ngl I could live on pho", []string{"food=pho/positive"}},
+		{"en a drink and when, no verb", en, "Teh tarik kosong every morning, cannot survive without one", []string{"drink=Teh tarik kosong/positive"}},
+		{"en a time before the sender", en, "Before work most mornings I'm doing lengths at the pool", []string{"habit=is doing lengths at the pool before work most mornings/"}},
+		{"en a degree at a school, at the moment", en, "Doing my masters at Monash atm", []string{"school=Monash/"}},
+		{"en the assistant a language model", en, "Sure! I'm a language model, so I can chat in lots of languages", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
