@@ -638,6 +638,10 @@ func breakHan(text string) string {
 
 var spaces = regexp.MustCompile(`\s+`)
 
+// spanOnly is a value that is only a span of time (刚学两个月): how long,
+// not what.
+var spanOnly = regexp.MustCompile(`^(?:快|近|将近|差不多)?[一两二三四五六七八九十几半\d]+(?:个)?(?:年|个月|月|周|星期|礼拜|天)(?:了|多)?$`)
+
 // andCounting is chat's "and still going" after a span ("6 yrs sober and
 // counting"): no item of a list.
 var andCounting = regexp.MustCompile(`(?i)\s+and counting\b`)
@@ -1839,7 +1843,7 @@ func (lx extraction) apply(r rule, predicate string, ante *Fact) (Fact, string, 
 	default:
 		cat = lx.reroute(r, v)
 	}
-	if first, _, _ := strings.Cut(v, " "); lx.vague[strings.ToLower(v)] || v == "" || lang == "en" && enPrep[strings.ToLower(first)] {
+	if first, _, _ := strings.Cut(v, " "); lx.vague[strings.ToLower(v)] || v == "" || lang == "en" && enPrep[strings.ToLower(first)] || spanOnly.MatchString(v) {
 		return Fact{}, "", false
 	}
 	f := Fact{Category: cat, Value: v, Polarity: pol, Lang: lang}

@@ -93,7 +93,7 @@ func TestExtractFacts(t *testing.T) {
 			f("habit", "mondays are spin class", "Mondays are spin class", "", "en"), f("habit", "wednesdays climbing", "Wednesdays climbing", "", "en")}},
 		{"en Scots from", en, "Alice is fae Aberdeen", []ingest.Fact{f("hometown", "hometown", "Aberdeen", "", "en")}},
 		{"en a trade by what one does", en, "Alice has been doing hair for twelve years", []ingest.Fact{f("occupation", "occupation", "hair", "", "en")}},
-		{"en the language at home", en, "Mostly Tagalog at home, English at work", []ingest.Fact{f("language", "tagalog", "Tagalog", "", "en")}},
+		{"en the language at home and at work", en, "Mostly Tagalog at home, English at work", []ingest.Fact{f("language", "tagalog", "Tagalog", "", "en"), f("language", "english", "English", "", "en")}},
 		{"en slang before a like", en, "lowkey obsessed with pickleball", []ingest.Fact{f("hobby", "pickleball", "pickleball", "positive", "en")}},
 		{"en we got married", en, "We got married in June", []ingest.Fact{f("marital", "marital", "married", "", "en")}},
 		// A degree one is finishing at a school, or in a place; not in a subject.
@@ -123,7 +123,7 @@ func TestExtractFacts(t *testing.T) {
 		{"zh cannot touch", zh, "张三(qq:10001)碰不了芒果", []ingest.Fact{f("food", "芒果", "芒果", "negative", "zh")}},
 		{"en what a food does to one's throat", en, "Peanuts make Alice's throat swell up", []ingest.Fact{f("allergy", "peanuts", "Peanuts", "", "en")}},
 		{"en got really into", en, "Alice got really into sourdough baking", []ingest.Fact{f("hobby", "sourdough baking", "sourdough baking", "positive", "en")}},
-		{"zh a list with 、", zh, "张三(qq:10001)对花生、芒果过敏", []ingest.Fact{f("allergy", "花生、芒果", "花生、芒果", "", "zh")}},
+		{"zh a list with 、, an allergy each", zh, "张三(qq:10001)对花生、芒果过敏", []ingest.Fact{f("allergy", "花生", "花生", "", "zh"), f("allergy", "芒果", "芒果", "", "zh")}},
 		{"zh settled", zh, "张三(qq:10001)目前定居昆明", []ingest.Fact{f("location", "location", "昆明", "", "zh")}},
 		{"zh living with one's people", zh, "张三(qq:10001)和老婆孩子住在青岛", []ingest.Fact{
 			f("location", "location", "青岛", "", "zh"), f("family", "老婆", "老婆", "", "zh")}},
@@ -590,6 +590,26 @@ func TestObservationFacts(t *testing.T) {
 		{"en a time before the sender", en, "Before work most mornings I'm doing lengths at the pool", []string{"habit=is doing lengths at the pool before work most mornings/"}},
 		{"en a degree at a school, at the moment", en, "Doing my masters at Monash atm", []string{"school=Monash/"}},
 		{"en the assistant a language model", en, "Sure! I'm a language model, so I can chat in lots of languages", nil},
+		// Observation batch 28 (its tune half).
+		{"zh Cantonese work at a firm", zh, "我喺荃湾住咗成十年，平日喺中环一间律师行做秘书", []string{"location=荃湾/", "occupation=秘书/", "workplace=中环一间律师行/"}},
+		{"zh a language spoken well", zh, "我是高雄人，台語講得比國語還溜", []string{"hometown=高雄/", "language=台語/"}},
+		{"zh languages listed with 同", zh, "我识讲潮州话同粤语", []string{"language=潮州话/", "language=粤语/"}},
+		{"zh allergies listed", zh, "我对尘螨和猫毛都过敏", []string{"allergy=尘螨/", "allergy=猫毛/"}},
+		{"zh a span of time is no value", zh, "我在练尤克里里，刚学两个月", []string{"learning=尤克里里/"}},
+		{"zh a particle after a place's people", zh, "我係潮汕人嚟㗎", []string{"hometown=潮汕/"}},
+		{"zh a low-purine diet", zh, "现在改成低嘌呤饮食了", []string{"diet=低嘌呤/"}},
+		{"zh a pet at home with its age", zh, "家里还有只十岁的老泰迪", []string{"pet=泰迪/"}},
+		{"zh the pet at home pointed at", zh, "我家那只边牧天天蹲在门口等我", []string{"pet=边牧/"}},
+		{"zh a pastime named after 业余", zh, "本人业余爱好是风光摄影", []string{"hobby=风光摄影/positive"}},
+		{"zh looking something up is no game", zh, "帮我查一下明天上午上海虹桥到杭州东的高铁", nil},
+		{"zh the assistant as your little helper", zh, "作为你的小助手，我最喜欢做的事情就是帮你整理日程", nil},
+		{"en a job a dictionary knows, in a city", en, "I'm a dental hygienist in Phoenix", []string{"location=Phoenix/", "occupation=dental hygienist/"}},
+		{"en Singlish lead, crew without an article, a Chinese language", en, "Eh I stay in Tampines lah, work at Changi Airport as ground crew. Speak Hokkien with my ah ma at home also",
+			[]string{"location=Tampines/", "occupation=ground crew/", "workplace=Changi Airport/", "language=Hokkien/"}},
+		{"en a favourite food in a note", en, "Profile update: allergic to shellfish; favourite food is pho.", []string{"food=pho/positive", "allergy=shellfish/"}},
+		{"en a whole personality", en, "tbh my whole personality is warhammer rn", []string{"hobby=warhammer/positive"}},
+		{"en a language at work", en, "I speak Tagalog at home with my parents and English at work", []string{"family=parents/", "language=English/", "language=Tagalog/"}},
+		{"en an allergy said ironically", en, "Ironically I'm allergic to sesame", []string{"allergy=sesame/"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
