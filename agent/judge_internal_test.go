@@ -105,6 +105,10 @@ func TestAfterPreamble(t *testing.T) {
 		{"我住哪？我几乎每天都加班", "我住哪？", true},                  // 几乎 asks nothing
 		// A sentence saying the asker cannot recall asks nothing.
 		{"我之前弄的那辆车花了几个钱 咋想不起了", "我之前弄的那辆车花了几个钱", true},
+		// A last sentence that says what the asker will do with the answer
+		// is no part of the question, though it asks by a word (几次).
+		{"体测到底是哪天来着 我要算下还能练几次800", "体测到底是哪天来着", true},
+		{"体测到底是哪天来着 还能练几次", "体测到底是哪天来着 还能练几次", false}, // a second question
 		{"Would Caroline likely have Dr. Seuss books on her bookshelf?", "Would Caroline likely have Dr. Seuss books on her bookshelf?", false},
 		{"What areas of the U.S. has John been to?", "What areas of the U.S. has John been to?", false},
 		{"Would Tim enjoy books by C. S. Lewis or John Greene?", "Would Tim enjoy books by C. S. Lewis or John Greene?", false},
@@ -1181,6 +1185,32 @@ func TestAsksCode(t *testing.T) {
 	} {
 		if got := hasCode(text); got != want {
 			t.Errorf("hasCode(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestAsksPhone(t *testing.T) {
+	for q, want := range map[string]bool{
+		"Mr Koh handphone number what ah? aircon leaking": true,
+		"房东电话多少来着":                                        true,
+		"what's my landlord's phone number again":         true,
+		"What phone am I using right now?":                false,
+		"上次电话里他说了啥":                                       false,
+		"What's the booth number I got at the market?":    false,
+		"我的医保卡号是多少来着":                                     false,
+	} {
+		if got := asksPhone(q); got != want {
+			t.Errorf("asksPhone(%q) = %v, want %v", q, got, want)
+		}
+	}
+	for text, want := range map[string]bool{
+		"Landlord is Mr Koh, 9123 4567":                   true,
+		"房东电话 138-0013-8000":                              true,
+		"asking $9,800/month, corner unit 1,100 sqft":     false,
+		"Signed LOI, 3+3 years, handover 1 July, unit 05": false,
+	} {
+		if got := hasPhone(text); got != want {
+			t.Errorf("hasPhone(%q) = %v, want %v", text, got, want)
 		}
 	}
 }

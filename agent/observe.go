@@ -347,6 +347,15 @@ func afterPreamble(q string, filler, reference Lexicon) (string, bool) {
 	if len(sents) == 1 {
 		return reasonClauses(q, reference)
 	}
+	// A last sentence that gives the purpose the question is asked for
+	// ("体测到底是哪天来着 我要算下还能练几次800") is no part of it, even
+	// when it asks by a word, after a sentence that asks.
+	for len(sents) > 1 && purpose(sents[len(sents)-1]) && slices.ContainsFunc(sents[:len(sents)-1], asksSomething) {
+		sents = sents[:len(sents)-1]
+		if len(sents) == 1 {
+			return sents[0], true
+		}
+	}
 	// Trailing pleasantries ("谢谢！", "thanks!") are no sentence of it,
 	// nor is one that says who is waiting for the answer ("朵朵问我呢").
 	waiting := false // a sentence saying who waits was left out
@@ -477,6 +486,16 @@ func enReasonClause(q string, reference Lexicon) (string, bool) {
 	}
 	return head, true
 }
+
+// purpose reports whether a sentence says what the asker means to do with
+// the answer: it opens with a plan of the asker's to work something out
+// ("我要算下还能练几次", "我得安排下", "need to tell the new clinic").
+func purpose(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return zhPurposeLead.MatchString(s) || enReasonLead.MatchString(s)
+}
+
+var zhPurposeLead = regexp.MustCompile(zhForms(`^(?:我|俺)?(?:要|得|想|好|需要|打算|准备)(?:算|看看|看下|看一下|安排|排|订|定|规划|计划|告诉|通知|跟)`))
 
 // enReasonLead opens a clause that says why a question is asked: a need,
 // a plan or a cause.

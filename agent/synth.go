@@ -1042,7 +1042,7 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 	// answered by "my partner is a vet", "我的车是什么颜色？" not by "I
 	// drive a Tesla"). A kind only the dictionary's places name gives
 	// nothing to check without one.
-	codeAsked := asksCode(r.question)
+	codeAsked, phoneAsked := asksCode(r.question), asksPhone(r.question)
 	gives := func(c *candidate) (bool, string) {
 		if o.number && !hasNumeral(c.ev.Content) {
 			return false, "gives no number, the question asks for one"
@@ -1052,6 +1052,10 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		// or a count ("第一次摆摊是 5月16号" gives no booth number).
 		if codeAsked && !hasCode(c.ev.Content) {
 			return false, "gives no number or code, the question asks for one"
+		}
+		// A phone number is seven digits or more ("$9,800/month" gives none).
+		if phoneAsked && !hasPhone(c.ev.Content) {
+			return false, "gives no phone number, the question asks for one"
 		}
 		// An age is a number said as one (三岁, 32 years old), not a count.
 		if o.age && !hasAge(c.ev.Content) {
@@ -1891,10 +1895,21 @@ func asksCode(question string) bool {
 // row, or letters before digits (EGO8F2K4XQ, KM-6021387; not 7am).
 func hasCode(text string) bool { return codeToken.MatchString(text) }
 
+// asksPhone reports whether a question asks for a phone number ("Mr Koh
+// handphone number what ah?", "房东电话多少").
+func asksPhone(question string) bool { return phoneAsk.MatchString(strings.ToLower(question)) }
+
+// hasPhone reports whether a text holds a phone number: seven digits or
+// more, single spaces or dashes between them allowed (9123 4567,
+// 138-0013-8000).
+func hasPhone(text string) bool { return phoneToken.MatchString(text) }
+
 var (
-	codeAsk   = regexp.MustCompile(zhForms(`号码|卡号|编号|单号|车牌|账号|密码|工号|学号|房号|证号|统编|尾号|\b(?:number|code|id|pin|password|passcode|reference|ref)\b`))
-	countAsk  = regexp.MustCompile(`\bnumber (?:of|one|two)\b|\bhow many\b`)
-	codeToken = regexp.MustCompile(`\d{3,}|[A-Za-z]+-?\d+[A-Za-z\d-]*|[一二三四五六七八九零〇]{3,}`)
+	phoneAsk   = regexp.MustCompile(zhForms(`电话号|电话是?多少|手机号|联系方式|\b(?:(?:hand)?phone|mobile|cell|hp|whatsapp|contact) (?:number|no\.?|num)\b`))
+	phoneToken = regexp.MustCompile(`\+?\d(?:[ -]?\d){6,}`)
+	codeAsk    = regexp.MustCompile(zhForms(`号码|卡号|编号|单号|车牌|账号|密码|工号|学号|房号|证号|统编|尾号|\b(?:number|code|id|pin|password|passcode|reference|ref)\b`))
+	countAsk   = regexp.MustCompile(`\bnumber (?:of|one|two)\b|\bhow many\b`)
+	codeToken  = regexp.MustCompile(`\d{3,}|[A-Za-z]+-?\d+[A-Za-z\d-]*|[一二三四五六七八九零〇]{3,}`)
 )
 
 func hasNumeral(text string) bool {

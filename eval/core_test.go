@@ -29,11 +29,13 @@ import (
 // Yunnan Mandarin, livestream slang, Aussie and Indian English, formal
 // Chinese with traditional characters, written blind; chats25.json:
 // Nanjing and Lanzhou speech, voice input, Cantonese English, traditional
-// Chinese with German, written blind)
+// Chinese with German, written blind; chats26.json: Cantonese,
+// Sichuanese slang, Shanghainese voice input, Singlish and non-native
+// English, written blind)
 // with the hybrid ranking and the recall agent, and holds them to
 // coreFloors.
 func TestCoreSuite(t *testing.T) {
-	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20", "chats21", "chats22", "chats23", "chats24", "chats25")
+	coreSuite(t, nil, "core", "chats", "chats2", "chats3", "chats4", "chats5", "chats6", "chats7", "chats8", "chats9", "chats10", "chats11", "chats12", "chats13", "chats14", "chats15", "chats16", "chats17", "chats18", "chats19", "chats20", "chats21", "chats22", "chats23", "chats24", "chats25", "chats26")
 }
 
 // TestCoreSuiteUSE holds the default embedder of `recalld serve`, USE-Lite
@@ -269,6 +271,16 @@ var coreFloors = []string{
 	// it was written.
 	"chats25/hybrid:recall@10>=0.62", "chats25/agent:cited_recall>=0.42", "chats25/agent:absent_correct>=0.3",
 	"chats25/agent:forbidden_rate<=0.25",
+	// chats26 (a Guangzhou nurse in Cantonese adopting a cat with a hiking
+	// group, a Berlin developer in non-native English with a board-game
+	// club, a Chengdu student in Sichuanese slang with her dorm, a retired
+	// Shanghai teacher on voice input with her calligraphy class, a
+	// Singapore café owner in Singlish opening a second outlet with his
+	// suppliers; written blind at the thirty-eighth session) reaches hybrid
+	// .67, cited .585, absent .625 and forbidden .17 here with hashing; .585
+	// with the default embedder and the rules of the day it was written.
+	"chats26/hybrid:recall@10>=0.62", "chats26/agent:cited_recall>=0.52", "chats26/agent:absent_correct>=0.5",
+	"chats26/agent:forbidden_rate<=0.25",
 	"leaks<=0",
 }
 
