@@ -610,6 +610,14 @@ func TestObservationFacts(t *testing.T) {
 		{"en a whole personality", en, "tbh my whole personality is warhammer rn", []string{"hobby=warhammer/positive"}},
 		{"en a language at work", en, "I speak Tagalog at home with my parents and English at work", []string{"family=parents/", "language=English/", "language=Tagalog/"}},
 		{"en an allergy said ironically", en, "Ironically I'm allergic to sesame", []string{"allergy=sesame/"}},
+		// Observation batches 28 and 29 (their tune halves), second round.
+		{"zh a shop opened where", zh, "我在中央大街边上开了个饺子馆", []string{"workplace=饺子馆/"}},
+		{"zh a Changsha lad", zh, "我长沙伢子咧", []string{"hometown=长沙/"}},
+		{"zh a numbered fast", zh, "16:8轻断食坚持下来了", []string{"diet=轻断食/"}},
+		{"zh a drink given up, the drink first", zh, "奶茶也戒了", []string{"drink=奶茶/negative"}},
+		{"zh the one pet left at home", zh, "家里就剩一只玄凤鹦鹉", []string{"pet=鹦鹉/"}},
+		{"zh married, said with 的", zh, "去年在这边结的婚", []string{"marital=已婚/"}},
+		{"zh the assistant a language model", zh, "我是一个语言模型，住在服务器里，不会累也不会过敏哦", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
