@@ -642,6 +642,10 @@ var spaces = regexp.MustCompile(`\s+`)
 // not what.
 var spanOnly = regexp.MustCompile(`^(?:快|近|将近|差不多)?[一两二三四五六七八九十几半\d]+(?:个)?(?:年|个月|月|周|星期|礼拜|天)(?:了|多)?$`)
 
+// birthdayThen is a birthday named, then its date in the clause after
+// ("下周四是我生日，农历八月十五"): read as one clause, 生日是农历八月十五.
+var birthdayThen = regexp.MustCompile(`(生日)(?:啦|了|哦|呀|哈)?[，,]\s*((?:农历|阴历|公历)?[一二三四五六七八九十正腊冬\d]{1,3}月[一二三四五六七八九十初廿\d]{1,3}[日号]?)`)
+
 // andCounting is chat's "and still going" after a span ("6 yrs sober and
 // counting"): no item of a list.
 var andCounting = regexp.MustCompile(`(?i)\s+and counting\b`)
@@ -889,6 +893,7 @@ func (lx extraction) extract(text string, subj Subject) []Fact {
 		}
 	}
 	text = andCounting.ReplaceAllString(text, "")
+	text = birthdayThen.ReplaceAllString(text, "${1}是$2")
 	text = weekPlan(text)
 	starts := append(slices.Clone(forms), lx.selfNames...)
 	// implicit: the text names no one, and its first clause is the
