@@ -512,7 +512,7 @@ const laughMark = '\uE1FE'
 // clauseEnd splits a text into clauses: sentence and clause punctuation,
 // emoji (chat's punctuation: "刚下夜班 🥱 我在医院当护士"), and the
 // conjunctions that start a new statement.
-var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|[\p{So}\x{FE0F}\x{200D}]+|,|\.(?:\s|$)|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
+var clauseEnd = regexp.MustCompile(`[，。；;！!？?\n]|[\p{So}\x{FE0F}\x{200D}]+|,|\.(?:\s|$)|\s+[—–]+\s+|\s+(?i:and|but|so|because|though|although|while|whereas)\s+|但是|而且|并且|同时|然后|不过|可是|所以|因为|只是|后来`)
 
 // enAuxAdverb is an adverb after an auxiliary ("has recently gotten
 // into"), dropped so that the frame matches.

@@ -618,6 +618,7 @@ func TestObservationFacts(t *testing.T) {
 		{"zh the one pet left at home", zh, "家里就剩一只玄凤鹦鹉", []string{"pet=鹦鹉/"}},
 		{"zh married, said with 的", zh, "去年在这边结的婚", []string{"marital=已婚/"}},
 		{"zh the assistant a language model", zh, "我是一个语言模型，住在服务器里，不会累也不会过敏哦", nil},
+		{"en a dash between spaces ends a clause", en, "I'm originally from Toowoomba but moved to Melbourne for work — got engaged down here last Christmas", []string{"location=Melbourne/", "hometown=Toowoomba/", "marital=engaged/"}},
 		{"zh a birthday, then its date", zh, "下周四是我生日，农历八月十五，年年跟中秋撞", []string{"birthday=农历八月十五/"}},
 		{"zh a birthday, then its date in numbers", zh, "下礼拜三就是我生日啦，10月22", []string{"birthday=10月22/"}},
 		{"zh someone else's birthday, then its date", zh, "下周四是我妈生日，农历八月十五", []string{"family=妈/"}},
