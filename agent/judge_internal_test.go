@@ -1189,6 +1189,21 @@ func TestAsksCode(t *testing.T) {
 	}
 }
 
+func TestAsksAdvice(t *testing.T) {
+	for q, want := range map[string]bool{
+		"婷婷生日蛋糕小雪喊投票了 两个我都想吃 你帮我选一个嘛 我投哪个":      true,
+		"陈叔约十月去七娘山，你觉得我报唔报名好？":                  true,
+		"Should I sign up for the Sunday ride?": true,
+		"你覺得我該不該去":                              true,
+		"我投了哪个来着":                               false,
+		"What did I pick for the wedding cake?": false,
+	} {
+		if got := asksAdvice(q); got != want {
+			t.Errorf("asksAdvice(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
+
 func TestAsksPhone(t *testing.T) {
 	for q, want := range map[string]bool{
 		"Mr Koh handphone number what ah? aircon leaking": true,

@@ -97,6 +97,8 @@ func judgeService(t *testing.T) *queryapi.Service {
 		// A plan revised by changing one's mind, in so many words.
 		user("m56", day(3, 15), "那批样机我算了下，直接用第四版量产没问题"),
 		user("m57", day(3, 17), "改主意了，那批样机还是出个第五版，省点成本"),
+		// A choice put to the group, where the user's allergy (m3) matters.
+		user("m58", day(4, 24), "组里周五聚餐在投票：日料自助还是海鲜大排档，明天截止"),
 	}
 	return serviceWith(t, "qq:42", msgs)
 }
@@ -149,6 +151,10 @@ func TestOfflineJudgement(t *testing.T) {
 		{name: "a relative's clause without subject", question: "我做过手术吗？", noEvidence: true, forbidden: []string{"m55"}},
 		{name: "a change of mind", question: "那批样机最后决定用哪一版？", cited: []string{"m57"}, forbidden: []string{"m56"}, note: "superseded by m57"},
 		{name: "a correction of the bot's guess", question: "我是在南京上班吗？", cited: []string{"m44"}},
+		// A question asking what to choose is answered with the user's own
+		// constraint on it too, far below the choice itself as it ranks.
+		{name: "advice consults the user's constraint", question: "周五聚餐日料自助还是海鲜大排档 两个我都想去 你帮我选一个嘛 我投哪个",
+			cited: []string{"m58", "m3"}, note: "the user's own constraint"},
 		{name: "preamble", question: "今天加班到十点，地铁上人超多，好累啊。不好意思啰嗦了，我真正想问的是：我的猫叫什么？",
 			cited: []string{"m7"}, note: "after the preamble"},
 		{name: "preamble without a marker", question: "今天加班到十点，地铁上人超多，咖啡都没空喝。我养的猫叫什么来着？",

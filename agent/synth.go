@@ -1238,6 +1238,21 @@ func (r *run) synthesize(rel relevance, o observation, stop string) draft {
 		// an unsure answer reaches the best message that bears it out.
 		cited = append(cited, c)
 	}
+	// A question asking what the user should choose or do ("两个我都想吃 我
+	// 投哪个", "你觉得我报唔报名好", "should I sign up") is answered with the
+	// user's own constraint too: the best message of theirs that rules
+	// things out (过敏, 不能, can't) and shares a term of the question
+	// (海鲜), however far below the best it ranks.
+	if asksAdvice(r.question) && len(cited) < most {
+		for _, c := range kept {
+			if c.ev.Role == "user" && c.support > 0 && !slices.Contains(cited, c) &&
+				countHits(strings.ToLower(c.ev.Content), p.Intents["constraint"].Words()) > 0 {
+				r.note("cited %s: the user's own constraint on the choice asked about", c.ev.MessageID)
+				cited = append(cited, c)
+				break
+			}
+		}
+	}
 	kept = cited
 
 	// Items: one per message, sectioned by what the message says.
@@ -1894,6 +1909,12 @@ func asksCode(question string) bool {
 // hasCode reports whether a text holds a code: three digits or more in a
 // row, or letters before digits (EGO8F2K4XQ, KM-6021387; not 7am).
 func hasCode(text string) bool { return codeToken.MatchString(text) }
+
+// asksAdvice reports whether a question asks what the user should choose
+// or do: which one to pick, whether to go or sign up, what to eat.
+func asksAdvice(question string) bool { return adviceAsk.MatchString(strings.ToLower(question)) }
+
+var adviceAsk = regexp.MustCompile(zhForms(`你觉得我|我该不该|我要不要|我应不应该|帮我选|帮我挑|我投哪|我选哪|我该选|选哪个好|报不报|报唔报|去不去好|去唔去好|能不能吃|可不可以吃|适不适合我|\b(?:should i|which (?:one )?should i|do you think i should|would you (?:recommend|suggest)|can i (?:eat|have|join|go)|is it (?:ok|okay|safe) for me)\b`))
 
 // asksPhone reports whether a question asks for a phone number ("Mr Koh
 // handphone number what ah?", "房东电话多少").
