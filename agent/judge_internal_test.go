@@ -1164,48 +1164,36 @@ func TestThreadWord(t *testing.T) {
 }
 
 func TestAsksCode(t *testing.T) {
-	for q, want := range map[string]bool{
+	checkEach(t, "asksCode", asksCode, map[string]bool{
 		"What's the booth number I got at the market?":       true,
 		"我的医保卡号是多少来着":                                        true,
 		"Priya asking again for the block code":              true,
 		"What was the highest number of points John scored?": false,
 		"What is John's number one goal?":                    false,
 		"我家猫叫啥":                                              false,
-	} {
-		if got := asksCode(q); got != want {
-			t.Errorf("asksCode(%q) = %v, want %v", q, got, want)
-		}
-	}
-	for text, want := range map[string]bool{
+	})
+	checkEach(t, "hasCode", hasCode, map[string]bool{
 		"买家卡号 KM-6021387":                  true,
 		"Saved: visa TRNs EGO8F2K4XQ":      true,
 		"商标申请号 79640318":                   true,
 		"第一次摆摊是 5月16号 Saturday, 7am 到 1pm": false,
 		"booth 我 apply 了":                  false,
-	} {
-		if got := hasCode(text); got != want {
-			t.Errorf("hasCode(%q) = %v, want %v", text, got, want)
-		}
-	}
+	})
 }
 
 func TestAsksAdvice(t *testing.T) {
-	for q, want := range map[string]bool{
+	checkEach(t, "asksAdvice", asksAdvice, map[string]bool{
 		"婷婷生日蛋糕小雪喊投票了 两个我都想吃 你帮我选一个嘛 我投哪个":      true,
 		"陈叔约十月去七娘山，你觉得我报唔报名好？":                  true,
 		"Should I sign up for the Sunday ride?": true,
 		"你覺得我該不該去":                              true,
 		"我投了哪个来着":                               false,
 		"What did I pick for the wedding cake?": false,
-	} {
-		if got := asksAdvice(q); got != want {
-			t.Errorf("asksAdvice(%q) = %v, want %v", q, got, want)
-		}
-	}
+	})
 }
 
 func TestAsksPhone(t *testing.T) {
-	for q, want := range map[string]bool{
+	checkEach(t, "asksPhone", asksPhone, map[string]bool{
 		"Mr Koh handphone number what ah? aircon leaking": true,
 		"房东电话多少来着":                                        true,
 		"what's my landlord's phone number again":         true,
@@ -1213,19 +1201,21 @@ func TestAsksPhone(t *testing.T) {
 		"上次电话里他说了啥":                                       false,
 		"What's the booth number I got at the market?":    false,
 		"我的医保卡号是多少来着":                                     false,
-	} {
-		if got := asksPhone(q); got != want {
-			t.Errorf("asksPhone(%q) = %v, want %v", q, got, want)
-		}
-	}
-	for text, want := range map[string]bool{
+	})
+	checkEach(t, "hasPhone", hasPhone, map[string]bool{
 		"Landlord is Mr Koh, 9123 4567":                   true,
 		"房东电话 138-0013-8000":                              true,
 		"asking $9,800/month, corner unit 1,100 sqft":     false,
 		"Signed LOI, 3+3 years, handover 1 July, unit 05": false,
-	} {
-		if got := hasPhone(text); got != want {
-			t.Errorf("hasPhone(%q) = %v, want %v", text, got, want)
+	})
+}
+
+// checkEach holds a predicate of the judge to the answers of its cases.
+func checkEach(t *testing.T, name string, f func(string) bool, cases map[string]bool) {
+	t.Helper()
+	for in, want := range cases {
+		if got := f(in); got != want {
+			t.Errorf("%s(%q) = %v, want %v", name, in, got, want)
 		}
 	}
 }
